@@ -1,0 +1,1 @@
+export * from "./gen/nri/pkg/api/v1alpha1/api.js";

@@ -1,0 +1,54 @@
+import { execFile } from "node:child_process";
+import { mkdir } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { describe } from "vitest";
+
+const run = promisify(execFile);
+
+/** The Go module of this package: pinned upstream versions live in its go.mod. */
+export const moduleDir = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+/** `NRI_CONFORMANCE=required` (set by CI) turns a missing Go into a failure. */
+export const conformanceRequired = process.env.NRI_CONFORMANCE === "required";
+
+async function probeGo(): Promise<string | undefined> {
+  try {
+    const { stdout } = await run("go", ["version"]);
+    return stdout.trim();
+  } catch (error) {
+    const reason = `Go toolchain not found (${(error as Error).message.split("\n")[0]})`;
+    if (conformanceRequired) throw new Error(`${reason}, but NRI_CONFORMANCE=required`);
+    console.warn(`conformance: skipping Go tests: ${reason}`);
+    return undefined;
+  }
+}
+
+/** `go version` output, or undefined (with a printed reason) when Go is missing. */
+export const goVersion = await probeGo();
+
+/** Like `describe`, but skipped with a printed reason when Go is missing. */
+export function describeWithGo(name: string, body: () => void): void {
+  (goVersion ? describe : describe.skip)(name, body);
+}
+
+const builds = new Map<string, Promise<string>>();
+
+/**
+ * Builds `./cmd/<name>` of the conformance module (once per process, using
+ * Go's own build cache) and resolves to the path of the binary.
+ */
+export function goCommand(name: string): Promise<string> {
+  let build = builds.get(name);
+  if (!build) {
+    build = (async () => {
+      const bin = join(moduleDir, "bin", name);
+      await mkdir(dirname(bin), { recursive: true });
+      await run("go", ["build", "-o", bin, `./cmd/${name}`], { cwd: moduleDir });
+      return bin;
+    })();
+    builds.set(name, build);
+  }
+  return build;
+}
