@@ -5,6 +5,7 @@ go 1.24.0
 require (
 	github.com/containerd/nri v0.12.2
 	github.com/containerd/ttrpc v1.2.7
+	google.golang.org/protobuf v1.34.1
 )
 
 require (
@@ -18,5 +19,4 @@ require (
 	golang.org/x/sys v0.39.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20230731190214-cbb8c96f2d6d // indirect
 	google.golang.org/grpc v1.57.1 // indirect
-	google.golang.org/protobuf v1.34.1 // indirect
 )
