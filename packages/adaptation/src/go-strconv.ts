@@ -1,0 +1,61 @@
+/**
+ * The two pieces of Go's strconv whose output reaches users of the
+ * adaptation: `%q` quoting in error texts, and ParseBool for annotations.
+ */
+
+const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+
+const SHORT_ESCAPES: Readonly<Record<string, string>> = {
+  "\x07": "\\a",
+  "\b": "\\b",
+  "\f": "\\f",
+  "\n": "\\n",
+  "\r": "\\r",
+  "\t": "\\t",
+  "\v": "\\v",
+  "\\": "\\\\",
+  '"': '\\"',
+};
+
+function hex(code: number, width: number): string {
+  return code.toString(16).padStart(width, "0");
+}
+
+/** A string quoted as Go's strconv.Quote (and so `%q`) quotes it. */
+export function goQuote(text: string): string {
+  let out = '"';
+  for (const char of text) {
+    const short = SHORT_ESCAPES[char];
+    if (short !== undefined) {
+      out += short;
+      continue;
+    }
+    let code = char.codePointAt(0) ?? 0;
+    // A lone surrogate cannot travel as UTF-8; it arrives as U+FFFD.
+    if (code >= 0xd800 && code <= 0xdfff) code = 0xfffd;
+    const normalized = String.fromCodePoint(code);
+    if (PRINTABLE.test(normalized)) out += normalized;
+    else if (code < 0x80) out += `\\x${hex(code, 2)}`;
+    else if (code < 0x10000) out += `\\u${hex(code, 4)}`;
+    else out += `\\U${hex(code, 8)}`;
+  }
+  return `${out}"`;
+}
+
+const TRUE = new Set(["1", "t", "T", "TRUE", "true", "True"]);
+const FALSE = new Set(["0", "f", "F", "FALSE", "false", "False"]);
+
+/** Thrown by parseGoBool with Go's text for a value it does not accept. */
+export class ParseBoolError extends Error {
+  override readonly name = "ParseBoolError";
+  constructor(readonly value: string) {
+    super(`strconv.ParseBool: parsing ${goQuote(value)}: invalid syntax`);
+  }
+}
+
+/** Go's strconv.ParseBool: 1, t, T, TRUE, true, True and their false twins. */
+export function parseGoBool(value: string): boolean {
+  if (TRUE.has(value)) return true;
+  if (FALSE.has(value)) return false;
+  throw new ParseBoolError(value);
+}
