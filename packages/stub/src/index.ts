@@ -1,1 +1,19 @@
-export {};
+export type { ReconnectOptions } from "./backoff.js";
+export { type Dialer, dialUnix } from "./connect.js";
+export { StubError, type StubErrorCode } from "./errors.js";
+export type { Identity } from "./identity.js";
+export { createLogger, type LogFn, type Logger, type LoggerOptions, type LogLevel, silentLogger } from "./logger.js";
+export type {
+  AdjustmentInput,
+  Awaitable,
+  ConfigureInput,
+  CreateContainerResult,
+  EvictionInput,
+  HandlerContext,
+  Plugin,
+  UpdateContainerResult,
+  UpdateInput,
+} from "./plugin.js";
+export { type RunPluginOptions, runPlugin } from "./run-plugin.js";
+export { type RuntimeInfo, Stub, type StubOptions } from "./stub.js";
+export { HANDLER_EVENTS } from "./subscription.js";

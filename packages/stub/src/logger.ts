@@ -1,0 +1,95 @@
+import type { Writable } from "node:stream";
+
+/**
+ * A log method: structured fields and a message, or just a message. pino's
+ * methods have this shape, so a pino logger can be passed as is.
+ */
+export interface LogFn {
+  (fields: object, msg?: string): void;
+  (msg: string): void;
+}
+
+/**
+ * What the stub logs through. Any pino-compatible logger fits; `child`, when
+ * present, is used to bind the plugin's name to every line.
+ */
+export interface Logger {
+  debug: LogFn;
+  info: LogFn;
+  warn: LogFn;
+  error: LogFn;
+  child?(bindings: Record<string, unknown>): Logger;
+}
+
+export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
+
+const LEVELS: Readonly<Record<LogLevel, number>> = { debug: 20, info: 30, warn: 40, error: 50, silent: Infinity };
+
+/** Options of {@link createLogger}. */
+export interface LoggerOptions {
+  /** Lines below this level are dropped; default `info`. */
+  level?: LogLevel;
+  /** Where lines go; default `process.stderr`. */
+  stream?: Pick<Writable, "write">;
+  /** Fields added to every line. */
+  bindings?: Record<string, unknown>;
+  /** The clock, for tests; default `() => new Date()`. */
+  now?: () => Date;
+}
+
+/**
+ * The default logger: one JSON object per line, with `time` (ISO 8601),
+ * `level`, `msg`, the bound fields and the call's fields. Errors are written
+ * as `{name, message, code?}`, bigints as decimal strings.
+ */
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const threshold = LEVELS[options.level ?? "info"];
+  const stream = options.stream ?? process.stderr;
+  const now = options.now ?? (() => new Date());
+  const bindings = options.bindings ?? {};
+
+  const method =
+    (level: Exclude<LogLevel, "silent">): LogFn =>
+    (first: object | string, msg?: string): void => {
+      if (LEVELS[level] < threshold) return;
+      const fields = typeof first === "string" ? {} : first;
+      const text = typeof first === "string" ? first : (msg ?? "");
+      const line = { time: now().toISOString(), level, msg: text, ...bindings, ...fields };
+      stream.write(`${stringify(line)}\n`);
+    };
+
+  return {
+    debug: method("debug"),
+    info: method("info"),
+    warn: method("warn"),
+    error: method("error"),
+    child: (more) => createLogger({ ...options, bindings: { ...bindings, ...more } }),
+  };
+}
+
+/** A logger that drops everything. */
+export const silentLogger: Logger = createLogger({ level: "silent" });
+
+/** The logger with `bindings` on every line, through `child` when the logger has one. */
+export function bindLogger(logger: Logger, bindings: Record<string, unknown>): Logger {
+  return logger.child ? logger.child(bindings) : logger;
+}
+
+function stringify(line: object): string {
+  try {
+    return JSON.stringify(line, replacer);
+  } catch (error) {
+    // a cycle or a throwing getter in the fields: keep the line, say why
+    const { time, level, msg } = line as { time: string; level: string; msg: string };
+    return JSON.stringify({ time, level, msg, logError: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+function replacer(_key: string, value: unknown): unknown {
+  if (typeof value === "bigint") return value.toString();
+  if (value instanceof Error) {
+    const code = (value as { code?: unknown }).code;
+    return { name: value.name, message: value.message, ...(code === undefined ? {} : { code }) };
+  }
+  return value;
+}

@@ -1,0 +1,125 @@
+import type {
+  AdjustmentBuilder,
+  Container,
+  ContainerAdjustment,
+  ContainerEviction,
+  ContainerUpdate,
+  DeepPartial,
+  EventMask,
+  LinuxResources,
+  PodSandbox,
+  UpdateBuilder,
+  ValidateContainerAdjustmentRequest,
+} from "@nri-ts/api";
+import type { Logger } from "./logger.js";
+import type { Stub } from "./stub.js";
+
+/** A value or a promise of it. */
+export type Awaitable<T> = T | Promise<T>;
+
+/** What every handler gets besides the request. */
+export interface HandlerContext {
+  /**
+   * Fires when the request's deadline (the runtime's request timeout, 2 s by
+   * default) passes or the connection to the runtime closes. Pass it on to
+   * anything slow you await.
+   */
+  readonly signal: AbortSignal;
+  /** The stub's logger, with the plugin's name bound. */
+  readonly logger: Logger;
+  /** The stub running the plugin, e.g. for `updateContainers`. */
+  readonly stub: Stub;
+}
+
+/** What the runtime tells the plugin in Configure. */
+export interface ConfigureInput {
+  /** The plugin's configuration: the file content for runtime-launched plugins, "" otherwise. */
+  config: string;
+  runtimeName: string;
+  runtimeVersion: string;
+  /** The runtime's NRI version (inferred from its name and version when it did not say). */
+  runtimeNriVersion: string;
+  registrationTimeoutMs: number;
+  requestTimeoutMs: number;
+}
+
+/** A container adjustment: a plain (partial) message or an `AdjustmentBuilder`. */
+export type AdjustmentInput = DeepPartial<ContainerAdjustment> | AdjustmentBuilder;
+/** A container update: a plain (partial) message or an `UpdateBuilder`. */
+export type UpdateInput = DeepPartial<ContainerUpdate> | UpdateBuilder;
+/** A container eviction request. */
+export type EvictionInput = DeepPartial<ContainerEviction>;
+
+/** What createContainer may answer: nothing, an adjustment, or an adjustment with updates and evictions. */
+export type CreateContainerResult =
+  | void
+  | AdjustmentInput
+  | { adjust?: AdjustmentInput; update?: readonly UpdateInput[]; evict?: readonly EvictionInput[] };
+
+/** What updateContainer may answer: nothing, updates, or updates with evictions. */
+export type UpdateContainerResult =
+  | void
+  | readonly UpdateInput[]
+  | { update?: readonly UpdateInput[]; evict?: readonly EvictionInput[] };
+
+/**
+ * An NRI plugin: any subset of these handlers. Each lifecycle handler
+ * present subscribes the plugin to its event (unless `configure` narrows the
+ * subscription); at least one is required. A handler that throws fails that
+ * request only: the runtime gets an error status (Unknown with the message,
+ * or the code of a thrown nice-grpc `ServerError`) and the plugin keeps
+ * serving. Handlers may run concurrently.
+ */
+export interface Plugin {
+  /**
+   * Called once per connection, before any event. Return an event mask to
+   * subscribe to fewer events than the handlers imply; nothing (or 0) keeps
+   * them all. Asking for an event without a handler is an error.
+   */
+  configure?(input: ConfigureInput, ctx: HandlerContext): Awaitable<EventMask | void>;
+  /** The runtime's pods and containers when the plugin connects; return updates for them. */
+  synchronize?(
+    pods: PodSandbox[],
+    containers: Container[],
+    ctx: HandlerContext,
+  ): Awaitable<readonly UpdateInput[] | void>;
+  /** The runtime is shutting down (the Go runtime never sends it). */
+  shutdown?(ctx: HandlerContext): Awaitable<void>;
+
+  runPodSandbox?(pod: PodSandbox, ctx: HandlerContext): Awaitable<void>;
+  updatePodSandbox?(
+    pod: PodSandbox,
+    overheadResources: LinuxResources | undefined,
+    resources: LinuxResources | undefined,
+    ctx: HandlerContext,
+  ): Awaitable<void>;
+  postUpdatePodSandbox?(pod: PodSandbox, ctx: HandlerContext): Awaitable<void>;
+  stopPodSandbox?(pod: PodSandbox, ctx: HandlerContext): Awaitable<void>;
+  removePodSandbox?(pod: PodSandbox, ctx: HandlerContext): Awaitable<void>;
+
+  /** Adjust the container being created; update or evict others. */
+  createContainer?(pod: PodSandbox, container: Container, ctx: HandlerContext): Awaitable<CreateContainerResult>;
+  postCreateContainer?(pod: PodSandbox, container: Container, ctx: HandlerContext): Awaitable<void>;
+  startContainer?(pod: PodSandbox, container: Container, ctx: HandlerContext): Awaitable<void>;
+  postStartContainer?(pod: PodSandbox, container: Container, ctx: HandlerContext): Awaitable<void>;
+  /**
+   * The runtime is about to update a container's resources. An update
+   * returned for this container replaces the runtime's; others are applied too.
+   */
+  updateContainer?(
+    pod: PodSandbox,
+    container: Container,
+    resources: LinuxResources | undefined,
+    ctx: HandlerContext,
+  ): Awaitable<UpdateContainerResult>;
+  postUpdateContainer?(pod: PodSandbox, container: Container, ctx: HandlerContext): Awaitable<void>;
+  /** The container is stopping; return updates for other containers. */
+  stopContainer?(pod: PodSandbox, container: Container, ctx: HandlerContext): Awaitable<readonly UpdateInput[] | void>;
+  removeContainer?(pod: PodSandbox, container: Container, ctx: HandlerContext): Awaitable<void>;
+
+  /**
+   * Validate the merged result of all plugins' adjustments for a new
+   * container. Throw to reject it: the error's message becomes the reason.
+   */
+  validateContainerAdjustment?(request: ValidateContainerAdjustmentRequest, ctx: HandlerContext): Awaitable<void>;
+}

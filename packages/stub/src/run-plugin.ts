@@ -1,0 +1,55 @@
+import { messageOf, StubError } from "./errors.js";
+import { createLogger } from "./logger.js";
+import type { Plugin } from "./plugin.js";
+import { Stub, type StubOptions } from "./stub.js";
+
+/** Options of {@link runPlugin}: the stub's, and how the process ends. */
+export interface RunPluginOptions extends StubOptions {
+  /** The exit code when the runtime goes away; default 1, as Go plugins exit. */
+  exitCode?: number;
+  /** Signals that stop the plugin cleanly (exit code 0); default SIGTERM and SIGINT. */
+  signals?: readonly NodeJS.Signals[];
+  /** Ends the process; default `process.exit`. */
+  exit?: (code: number) => void;
+}
+
+/**
+ * The main of a plugin program: runs the plugin until a signal stops it
+ * (exit code 0) or the runtime goes away (`exitCode`, default 1), and exits
+ * 1 when it cannot start. With `reconnect`, it reconnects instead of exiting
+ * when the runtime goes away.
+ *
+ * ```ts
+ * await runPlugin({ createContainer: (pod, ctr) => ({ annotations: { seen: "yes" } }) });
+ * ```
+ */
+export async function runPlugin(plugin: Plugin, options: RunPluginOptions = {}): Promise<void> {
+  const exit = options.exit ?? ((code: number) => process.exit(code));
+  let stub: Stub;
+  try {
+    stub = new Stub(plugin, options);
+  } catch (error) {
+    (options.logger ?? createLogger()).error({ err: error }, `cannot create the plugin: ${messageOf(error)}`);
+    return exit(1);
+  }
+
+  const onSignal = (signal: NodeJS.Signals): void => {
+    stub.logger.info({ signal }, `received ${signal}, stopping`);
+    void stub.stop();
+  };
+  const signals = options.signals ?? ["SIGTERM", "SIGINT"];
+  // once: a second signal finds Node's default handler and ends the process at once
+  for (const signal of signals) process.once(signal, onSignal);
+
+  let code = 0;
+  try {
+    await stub.run();
+  } catch (error) {
+    const lost = error instanceof StubError && error.code === "ERR_STUB_CONNECTION_LOST";
+    code = lost ? (options.exitCode ?? 1) : 1;
+    stub.logger.error({ err: error, exitCode: code }, `plugin ${stub.name} ended: ${messageOf(error)}`);
+  } finally {
+    for (const signal of signals) process.off(signal, onSignal);
+  }
+  exit(code);
+}

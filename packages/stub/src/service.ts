@@ -1,0 +1,210 @@
+import {
+  type ConfigureRequest,
+  Container,
+  Event,
+  type EventMask,
+  eventName,
+  PluginDefinition,
+  PodSandbox,
+} from "@nri-ts/api";
+import type { ServiceImplementation } from "@nri-ts/ttrpc";
+import type { CallContext } from "nice-grpc-common";
+import { messageOf } from "./errors.js";
+import type { Logger } from "./logger.js";
+import type { Awaitable, ConfigureInput, HandlerContext, Plugin } from "./plugin.js";
+import { createContainerResponse, toUpdates, updateContainerResponse } from "./results.js";
+import type { Stub } from "./stub.js";
+import { resolveSubscription } from "./subscription.js";
+import { SyncJoiner } from "./sync-joiner.js";
+
+/** What the Plugin service needs from the connection it serves. */
+export interface ServiceHost {
+  readonly plugin: Plugin;
+  readonly stub: Stub;
+  readonly logger: Logger;
+  /** The events the plugin has handlers for. */
+  readonly handled: EventMask;
+  /** Configure arrived: record what the runtime said; returns what the plugin's handler gets. */
+  configuring(request: ConfigureRequest): ConfigureInput;
+  /** Configure is answered with this subscription, or failed. */
+  configured(result: { events: EventMask } | { error: unknown }): void;
+}
+
+type PodHandler = "runPodSandbox" | "postUpdatePodSandbox" | "stopPodSandbox" | "removePodSandbox";
+type ContainerHandler =
+  | "postCreateContainer"
+  | "startContainer"
+  | "postStartContainer"
+  | "postUpdateContainer"
+  | "removeContainer";
+
+/** The events runtimes before NRI v0.12 send through StateChange, and their handlers. */
+const STATE_CHANGE_POD_EVENTS = new Map<Event, PodHandler>([
+  [Event.RUN_POD_SANDBOX, "runPodSandbox"],
+  [Event.POST_UPDATE_POD_SANDBOX, "postUpdatePodSandbox"],
+  [Event.STOP_POD_SANDBOX, "stopPodSandbox"],
+  [Event.REMOVE_POD_SANDBOX, "removePodSandbox"],
+]);
+const STATE_CHANGE_CONTAINER_EVENTS = new Map<Event, ContainerHandler>([
+  [Event.POST_CREATE_CONTAINER, "postCreateContainer"],
+  [Event.START_CONTAINER, "startContainer"],
+  [Event.POST_START_CONTAINER, "postStartContainer"],
+  [Event.POST_UPDATE_CONTAINER, "postUpdateContainer"],
+  [Event.REMOVE_CONTAINER, "removeContainer"],
+]);
+
+/**
+ * The Plugin service of one connection: every method of the protocol, each
+ * calling the plugin's handler when it has one and answering empty when not
+ * (as Go's stub does). StateChange, the only way runtimes before NRI v0.12
+ * deliver nine of the events, calls the same handlers as the dedicated
+ * methods.
+ */
+export function createPluginService(host: ServiceHost): ServiceImplementation<PluginDefinition> {
+  const { plugin, stub, logger } = host;
+  const joiner = new SyncJoiner();
+
+  const context = (call: CallContext): HandlerContext => ({ signal: call.signal, logger, stub });
+
+  /** Runs a handler; a throw is logged and fails this request only. */
+  async function invoke<T>(method: string, run: () => Awaitable<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      logger.error({ method, err: error }, `${method} failed: ${messageOf(error)}`);
+      throw error;
+    }
+  }
+
+  const pod = (value: PodSandbox | undefined): PodSandbox => value ?? PodSandbox.fromPartial({});
+  const container = (value: Container | undefined): Container => value ?? Container.fromPartial({});
+
+  async function podEvent(handler: PodHandler, request: { pod?: PodSandbox }, call: CallContext): Promise<{}> {
+    const run = plugin[handler];
+    if (run) await invoke(handler, () => run.call(plugin, pod(request.pod), context(call)));
+    return {};
+  }
+
+  async function containerEvent(
+    handler: ContainerHandler,
+    request: { pod?: PodSandbox; container?: Container },
+    call: CallContext,
+  ): Promise<{}> {
+    const run = plugin[handler];
+    if (run) {
+      await invoke(handler, () => run.call(plugin, pod(request.pod), container(request.container), context(call)));
+    }
+    return {};
+  }
+
+  return {
+    async configure(request, call) {
+      const input = host.configuring(request);
+      const handler = plugin.configure;
+      try {
+        const requested = handler
+          ? await invoke("configure", () => handler.call(plugin, input, context(call)))
+          : undefined;
+        const events = resolveSubscription(host.handled, requested);
+        host.configured({ events });
+        return { events };
+      } catch (error) {
+        host.configured({ error });
+        throw error;
+      }
+    },
+
+    async synchronize(request, call) {
+      const handler = plugin.synchronize;
+      if (!handler) return { more: request.more };
+      const state = joiner.add(request);
+      if (state === undefined) {
+        logger.debug(
+          { pods: request.pods.length, containers: request.containers.length },
+          "collected a page of a split Synchronize",
+        );
+        return { more: true };
+      }
+      const updates = await invoke("synchronize", () =>
+        handler.call(plugin, state.pods, state.containers, context(call)),
+      );
+      return { update: toUpdates(updates), more: false };
+    },
+
+    async shutdown(_request, call) {
+      const handler = plugin.shutdown;
+      if (handler) await invoke("shutdown", () => handler.call(plugin, context(call)));
+      return {};
+    },
+
+    runPodSandbox: (request, call) => podEvent("runPodSandbox", request, call),
+    postUpdatePodSandbox: (request, call) => podEvent("postUpdatePodSandbox", request, call),
+    stopPodSandbox: (request, call) => podEvent("stopPodSandbox", request, call),
+    removePodSandbox: (request, call) => podEvent("removePodSandbox", request, call),
+
+    async updatePodSandbox(request, call) {
+      const handler = plugin.updatePodSandbox;
+      if (handler) {
+        await invoke("updatePodSandbox", () =>
+          handler.call(plugin, pod(request.pod), request.overheadLinuxResources, request.linuxResources, context(call)),
+        );
+      }
+      return {};
+    },
+
+    async createContainer(request, call) {
+      const handler = plugin.createContainer;
+      if (!handler) return {};
+      const result = await invoke("createContainer", () =>
+        handler.call(plugin, pod(request.pod), container(request.container), context(call)),
+      );
+      return createContainerResponse(result);
+    },
+
+    postCreateContainer: (request, call) => containerEvent("postCreateContainer", request, call),
+    startContainer: (request, call) => containerEvent("startContainer", request, call),
+    postStartContainer: (request, call) => containerEvent("postStartContainer", request, call),
+    postUpdateContainer: (request, call) => containerEvent("postUpdateContainer", request, call),
+    removeContainer: (request, call) => containerEvent("removeContainer", request, call),
+
+    async updateContainer(request, call) {
+      const handler = plugin.updateContainer;
+      if (!handler) return {};
+      const result = await invoke("updateContainer", () =>
+        handler.call(plugin, pod(request.pod), container(request.container), request.linuxResources, context(call)),
+      );
+      return updateContainerResponse(result);
+    },
+
+    async stopContainer(request, call) {
+      const handler = plugin.stopContainer;
+      if (!handler) return {};
+      const updates = await invoke("stopContainer", () =>
+        handler.call(plugin, pod(request.pod), container(request.container), context(call)),
+      );
+      return { update: toUpdates(updates) };
+    },
+
+    async stateChange(event, call) {
+      const podHandler = STATE_CHANGE_POD_EVENTS.get(event.event);
+      if (podHandler) return podEvent(podHandler, event, call);
+      const containerHandler = STATE_CHANGE_CONTAINER_EVENTS.get(event.event);
+      if (containerHandler) return containerEvent(containerHandler, event, call);
+      logger.debug({ event: eventName(event.event) }, "ignored a StateChange for an event it does not carry");
+      return {};
+    },
+
+    async validateContainerAdjustment(request, call) {
+      const handler = plugin.validateContainerAdjustment;
+      if (!handler) return {};
+      try {
+        await handler.call(plugin, request, context(call));
+        return {};
+      } catch (error) {
+        const reason = messageOf(error);
+        logger.info({ container: request.container?.id, reason }, "rejected a container adjustment");
+        return { reject: true, reason };
+      }
+    },
+  };
+}
