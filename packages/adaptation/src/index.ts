@@ -1,1 +1,73 @@
-export {};
+// Merge engine: ownership, merged results, validation (pure, no transport).
+export { ANNOTATION_DOMAIN, REQUIRED_PLUGINS_ANNOTATION, effectiveAnnotation } from "./annotations.js";
+export { copyResources } from "./copy-resources.js";
+export { CreateContainerResult } from "./create-container-result.js";
+export {
+  AnnotationValueError,
+  DEFAULT_VALIDATOR_INDEX,
+  DEFAULT_VALIDATOR_NAME,
+  DefaultValidationError,
+  checkDefaultValidation,
+  defaultValidator,
+} from "./default-validator.js";
+export type { BuiltinValidator } from "./default-validator.js";
+export {
+  DefaultValidatorConfigError,
+  defaultValidatorConfig,
+  parseDefaultValidatorConfig,
+} from "./default-validator-config.js";
+export type { DefaultValidatorConfig } from "./default-validator-config.js";
+export { fieldName } from "./fields.js";
+export type { CompoundField, SimpleField } from "./fields.js";
+export { ParseBoolError, goQuote, parseGoBool } from "./go-strconv.js";
+export { markForRemoval, parseRemovalMarker } from "./markers.js";
+export type { MarkedKey } from "./markers.js";
+export { CreationUpdateError } from "./merge-updates.js";
+export type { MergedUpdate } from "./merge-updates.js";
+export type {
+  FilledAdjustment,
+  FilledContainer,
+  FilledCreateContainerRequest,
+  FilledResources,
+  FilledUpdateContainerRequest,
+} from "./normalize.js";
+export { ConflictError, Ownership, compoundOwner, compoundOwners, simpleOwner } from "./owners.js";
+export { StopContainerResult, UpdateContainerResult } from "./update-container-result.js";
+export type { MergedUpdateContainerResponse, UpdatesResponse } from "./update-container-result.js";
+export {
+  ValidationRequestBuilder,
+  ValidatorFailedError,
+  ValidatorRejectedError,
+  firstValidationError,
+  pluginMap,
+  validationVerdict,
+} from "./validation.js";
+export { YamlListError, parseYamlStringList } from "./yaml-string-list.js";
+
+// Hosting plugins: the adaptation, its plugins, their connections and errors.
+export {
+  Adaptation,
+  AdaptationError,
+  type AdaptationOptions,
+  type PluginInfo,
+  type PluginSyncBlock,
+  type SyncCallback,
+  type SyncFn,
+  type UnsolicitedUpdateOrigin,
+  type UpdateFn,
+} from "./adaptation.js";
+export type { BuiltinHandlers, BuiltinPlugin } from "./builtin-plugin.js";
+export { DiscoveryError } from "./discovery.js";
+export {
+  Deprecation,
+  type DeprecationRecorder,
+  deprecationText,
+  type Logger,
+  type Metrics,
+  noMetrics,
+  silentLogger,
+} from "./observability.js";
+export { type PluginKind, PluginStartError } from "./plugin.js";
+export { PluginError } from "./plugin-error.js";
+export type { LocalFailure } from "./plugin-transport.js";
+export { SyncError } from "./sync-paging.js";

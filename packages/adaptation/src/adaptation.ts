@@ -1,0 +1,567 @@
+import type { Socket } from "node:net";
+import {
+  type Container,
+  type ContainerEviction,
+  type ContainerUpdate,
+  type CreateContainerRequest,
+  type CreateContainerResponse,
+  DEFAULT_PLUGIN_CONFIG_PATH,
+  DEFAULT_PLUGIN_PATH,
+  DEFAULT_REGISTRATION_TIMEOUT_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_SOCKET_PATH,
+  Event,
+  NRI_VERSION,
+  type PodSandbox,
+  type PostCreateContainerRequest,
+  type PostStartContainerRequest,
+  type PostUpdateContainerRequest,
+  type PostUpdatePodSandboxRequest,
+  type RemoveContainerRequest,
+  type RemovePodSandboxRequest,
+  type RunPodSandboxRequest,
+  type StartContainerRequest,
+  type StopContainerRequest,
+  type StopContainerResponse,
+  type StopPodSandboxRequest,
+  type UpdateContainerRequest,
+  type UpdatePodSandboxRequest,
+  type UpdatePodSandboxResponse,
+} from "@nri-ts/api";
+import type { BuiltinHandlers, BuiltinPlugin } from "./builtin-plugin.js";
+import { CreateContainerResult } from "./create-container-result.js";
+import { defaultValidator } from "./default-validator.js";
+import type { DefaultValidatorConfig } from "./default-validator-config.js";
+import { discoverPlugins } from "./discovery.js";
+import { isWasm, launchPlugin } from "./launch.js";
+import { PluginListener } from "./listener.js";
+import { Mutex, type Release, ReadWriteLock } from "./locks.js";
+import { type DeprecationRecorder, type Logger, type Metrics, noMetrics, silentLogger } from "./observability.js";
+import { Plugin, type PluginHost, type PluginKind, type RelayMethod } from "./plugin.js";
+import { comparePlugins } from "./plugin-order.js";
+import type { PluginRequest } from "./plugin-transport.js";
+import { StopContainerResult, type MergedUpdateContainerResponse, UpdateContainerResult } from "./update-container-result.js";
+import { firstValidationError } from "./validation.js";
+
+/** Hands the adaptation's synchronization to the runtime's state: pods and containers in, the plugins' updates out. */
+export type SyncCallback = (pods: PodSandbox[], containers: Container[]) => Promise<ContainerUpdate[]>;
+
+/**
+ * The runtime's side of a synchronization: call `synchronize` with every pod
+ * and container (status included) as they are now, apply the updates it
+ * resolves to, and resolve; reject to refuse the plugin(s) being
+ * synchronized.
+ */
+export type SyncFn = (synchronize: SyncCallback) => Promise<void>;
+
+/** Where unsolicited updates come from. */
+export interface UnsolicitedUpdateOrigin {
+  /** The plugin's full name, `<idx>-<name>`. */
+  plugin: string;
+  /**
+   * The evictions the plugin asked for along with the updates. The Go
+   * adaptation drops them; they are passed on here for runtimes that act
+   * on them.
+   */
+  evictions: ContainerEviction[];
+}
+
+/**
+ * The runtime applies updates a plugin asks for on its own (Runtime
+ * UpdateContainers); resolves to the updates that failed, or rejects (the
+ * plugin then gets the error).
+ */
+export type UpdateFn = (updates: ContainerUpdate[], origin: UnsolicitedUpdateOrigin) => Promise<ContainerUpdate[]>;
+
+/** Options of an Adaptation; every one has a default. */
+export interface AdaptationOptions {
+  /** The socket external plugins connect to (default /var/run/nri/nri.sock); its directory is created with mode 0700. */
+  socketPath?: string;
+  /** Where plugins to launch are found (default /opt/nri/plugins). */
+  pluginPath?: string;
+  /** Where launched plugins' configuration is found (default /etc/nri/conf.d). */
+  pluginConfigPath?: string;
+  /** Accept external plugins on the socket (default true). */
+  externalConnections?: boolean;
+  /** How long a plugin has to register, in milliseconds (default 5000). */
+  registrationTimeoutMs?: number;
+  /** How long a plugin has for each request, in milliseconds (default 2000). */
+  requestTimeoutMs?: number;
+  /** The builtin default validator's settings; it runs (as 00-default-validator) only if `enable` is set. */
+  defaultValidator?: DefaultValidatorConfig;
+  /** In-process plugins, started before launched ones. */
+  builtinPlugins?: BuiltinPlugin[];
+  logger?: Logger;
+  /** Counters of plugin activity (none by default). */
+  metrics?: Metrics;
+  /** Receives deprecation warnings; without one they are logged. */
+  deprecations?: DeprecationRecorder;
+  /** The NRI version told to plugins (default this package's, v0.12.2). */
+  nriVersion?: string;
+}
+
+/** A plugin as the adaptation sees it. */
+export interface PluginInfo {
+  index: string;
+  name: string;
+  /** `<idx>-<name>`. */
+  fullName: string;
+  kind: PluginKind;
+  /** The events it subscribed to (a mask). */
+  events: number;
+}
+
+/** Holds off plugin synchronization until `unblock()`. */
+export interface PluginSyncBlock {
+  /** Lets plugin synchronization go on; calling it again does nothing. */
+  unblock(): void;
+}
+
+/** The adaptation could not be created, started or used as asked. */
+export class AdaptationError extends Error {
+  override readonly name = "AdaptationError";
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The runtime side of NRI: hosts plugins (launched from the plugin
+ * directory, connected to the socket, or in-process), relays every pod and
+ * container lifecycle request to those subscribed, in index order, and
+ * merges what they ask for exactly as the Go adaptation does.
+ *
+ * Requests are serialized: each holds the adaptation for its whole
+ * duration. A plugin that times out, loses its connection or breaks the
+ * protocol is closed and the request goes on without it; a plugin that
+ * answers with an error fails the request.
+ */
+export class Adaptation {
+  readonly #syncFn: SyncFn;
+  readonly #updateFn: UpdateFn;
+  readonly #socketPath: string;
+  readonly #pluginPath: string;
+  readonly #pluginConfigPath: string;
+  readonly #listen: boolean;
+  readonly #builtins: BuiltinPlugin[];
+  readonly #logger: Logger;
+  readonly #metrics: Metrics;
+  readonly #host: PluginHost;
+  #registrationTimeoutMs: number;
+  #requestTimeoutMs: number;
+  /** Active plugins, in invocation order. */
+  #plugins: Plugin[] = [];
+  /** Active plugins that validate adjustments, in invocation order. */
+  #validators: Plugin[] = [];
+  /** Serializes requests, start and stop. */
+  readonly #mutex = new Mutex();
+  /** Read side: the runtime's BlockPluginSync; write side: an external plugin's synchronization. */
+  readonly #syncLock = new ReadWriteLock();
+  #listener: PluginListener | undefined;
+  /** Kills of pruned plugins still under way. */
+  readonly #stopping = new Set<Promise<void>>();
+  #nextSequence = 0;
+  /** An external plugin being started, which stop() cuts short. */
+  #connecting: Plugin | undefined;
+  #state: "new" | "started" | "stopped" = "new";
+
+  /**
+   * @param name the runtime's name, told to plugins (e.g. `containerd`)
+   * @param version the runtime's version, told to plugins
+   * @throws AdaptationError when syncFn or updateFn is missing
+   */
+  constructor(name: string, version: string, syncFn: SyncFn, updateFn: UpdateFn, options: AdaptationOptions = {}) {
+    if (typeof syncFn !== "function") throw new AdaptationError("failed to create NRI adaptation, nil SyncFn");
+    if (typeof updateFn !== "function") throw new AdaptationError("failed to create NRI adaptation, nil UpdateFn");
+    this.#syncFn = syncFn;
+    this.#updateFn = updateFn;
+    this.#socketPath = options.socketPath ?? DEFAULT_SOCKET_PATH;
+    this.#pluginPath = options.pluginPath ?? DEFAULT_PLUGIN_PATH;
+    this.#pluginConfigPath = options.pluginConfigPath ?? DEFAULT_PLUGIN_CONFIG_PATH;
+    this.#listen = options.externalConnections ?? true;
+    this.#registrationTimeoutMs = options.registrationTimeoutMs ?? DEFAULT_REGISTRATION_TIMEOUT_MS;
+    this.#requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.#logger = options.logger ?? silentLogger;
+    this.#metrics = options.metrics ?? noMetrics;
+    this.#builtins = [...(options.builtinPlugins ?? [])];
+    const validator = defaultValidator(options.defaultValidator);
+    if (validator) {
+      this.#builtins.unshift({
+        index: validator.index,
+        name: validator.name,
+        handlers: {
+          validateContainerAdjustment(request) {
+            const verdict = validator.validate(request);
+            if (verdict.reject) throw new Error(verdict.reason);
+          },
+        },
+      });
+    }
+    const adaptation = this;
+    this.#host = {
+      logger: this.#logger,
+      metrics: this.#metrics,
+      deprecations: options.deprecations,
+      runtimeName: name,
+      runtimeVersion: version,
+      nriVersion: options.nriVersion ?? NRI_VERSION,
+      get registrationTimeoutMs() {
+        return adaptation.#registrationTimeoutMs;
+      },
+      get requestTimeoutMs() {
+        return adaptation.#requestTimeoutMs;
+      },
+      updateContainers: (request, plugin) => this.#updateFn(request.update, { plugin, evictions: request.evict }),
+    };
+  }
+
+  /** How long a plugin has to register, in milliseconds; applies to registrations from now on. */
+  get registrationTimeoutMs(): number {
+    return this.#registrationTimeoutMs;
+  }
+
+  set registrationTimeoutMs(ms: number) {
+    this.#registrationTimeoutMs = ms;
+  }
+
+  /** How long a plugin has for each request, in milliseconds; applies to requests from now on. */
+  get requestTimeoutMs(): number {
+    return this.#requestTimeoutMs;
+  }
+
+  set requestTimeoutMs(ms: number) {
+    this.#requestTimeoutMs = ms;
+  }
+
+  /** The active plugins in invocation order. */
+  get plugins(): PluginInfo[] {
+    return this.#plugins.map(({ index, name, fullName, kind, events }) => ({ index, name, fullName, kind, events }));
+  }
+
+  /**
+   * Starts the builtin plugins, launches and starts those in the plugin
+   * directory (a plugin that fails is logged and left out), synchronizes
+   * them through the runtime's SyncFn, then listens for external plugins.
+   *
+   * @throws DiscoveryError, or an AdaptationError when a builtin plugin
+   *   fails, the SyncFn rejects, or the socket cannot be created
+   */
+  async start(): Promise<void> {
+    await this.#mutex.run(async () => {
+      if (this.#state !== "new") throw new AdaptationError("NRI adaptation already started");
+      this.#state = "started";
+      this.#logger.info("runtime interface starting up");
+      await this.#startPlugins();
+      if (this.#listen) await this.#startListener();
+      else this.#logger.info("connection from external plugins disabled");
+    });
+  }
+
+  /**
+   * Stops listening and stops every plugin: launched ones are killed, and
+   * every connection is closed (external plugins see the socket close).
+   */
+  async stop(): Promise<void> {
+    this.#state = "stopped";
+    this.#connecting?.close();
+    await this.#listener?.close();
+    this.#listener = undefined;
+    await this.#mutex.run(async () => {
+      const plugins = this.#plugins;
+      this.#plugins = [];
+      this.#validators = [];
+      await Promise.all([...plugins.map((plugin) => plugin.stop()), ...this.#stopping]);
+    });
+  }
+
+  /**
+   * Holds off the synchronization of newly connected plugins (which would
+   * otherwise race with the runtime's own work) until `unblock()`.
+   */
+  async blockPluginSync(): Promise<PluginSyncBlock> {
+    const release: Release = await this.#syncLock.read();
+    return { unblock: release };
+  }
+
+  runPodSandbox(request: RunPodSandboxRequest): Promise<void> {
+    return this.#relayEvent(Event.RUN_POD_SANDBOX, "runPodSandbox", request);
+  }
+
+  /** Relays an update of a pod's resources; what plugins answer is not used. */
+  async updatePodSandbox(request: UpdatePodSandboxRequest): Promise<UpdatePodSandboxResponse> {
+    await this.#relayEvent(Event.UPDATE_POD_SANDBOX, "updatePodSandbox", request);
+    return {};
+  }
+
+  postUpdatePodSandbox(request: PostUpdatePodSandboxRequest): Promise<void> {
+    return this.#relayEvent(Event.POST_UPDATE_POD_SANDBOX, "postUpdatePodSandbox", request);
+  }
+
+  stopPodSandbox(request: StopPodSandboxRequest): Promise<void> {
+    return this.#relayEvent(Event.STOP_POD_SANDBOX, "stopPodSandbox", request);
+  }
+
+  removePodSandbox(request: RemovePodSandboxRequest): Promise<void> {
+    return this.#relayEvent(Event.REMOVE_POD_SANDBOX, "removePodSandbox", request);
+  }
+
+  /**
+   * Asks the plugins for the adjustment of a container being created, and
+   * validators for their verdict on the merged result. The request is
+   * filled in and adjusted in place, as each plugin sees it.
+   *
+   * @returns the merged adjustment (never absent) and updates of other containers
+   * @throws PluginError, ConflictError, CreationUpdateError, ValidatorRejectedError, ValidatorFailedError, ...
+   */
+  createContainer(request: CreateContainerRequest): Promise<CreateContainerResponse> {
+    return this.#serialized(async () => {
+      const result = new CreateContainerResult(request);
+      const validation = this.#validators.length > 0 ? result.startValidation() : undefined;
+      for (const plugin of this.#plugins) {
+        validation?.addPlugin(plugin.name, plugin.index);
+        result.apply(await plugin.relay(Event.CREATE_CONTAINER, "createContainer", result.request), plugin.fullName);
+      }
+      const response = result.response();
+      if (validation) {
+        const validationRequest = validation.build(response, result.owners.message);
+        const failure = await firstValidationError(this.#validators.map((plugin) => plugin.validate(validationRequest)));
+        if (failure) throw failure;
+      }
+      return response;
+    });
+  }
+
+  postCreateContainer(request: PostCreateContainerRequest): Promise<void> {
+    return this.#relayEvent(Event.POST_CREATE_CONTAINER, "postCreateContainer", request);
+  }
+
+  startContainer(request: StartContainerRequest): Promise<void> {
+    return this.#relayEvent(Event.START_CONTAINER, "startContainer", request);
+  }
+
+  postStartContainer(request: PostStartContainerRequest): Promise<void> {
+    return this.#relayEvent(Event.POST_START_CONTAINER, "postStartContainer", request);
+  }
+
+  /**
+   * Asks the plugins about a change of a container's resources. The request
+   * is filled in place; its resources become the merged ones as plugins
+   * change them.
+   *
+   * @returns updates of other containers, then the requested container's merged entry (null when no plugin touched it)
+   */
+  updateContainer(request: UpdateContainerRequest): Promise<MergedUpdateContainerResponse> {
+    return this.#serialized(async () => {
+      const result = new UpdateContainerResult(request);
+      for (const plugin of this.#plugins) {
+        result.apply(await plugin.relay(Event.UPDATE_CONTAINER, "updateContainer", result.request), plugin.fullName);
+      }
+      return result.response();
+    });
+  }
+
+  postUpdateContainer(request: PostUpdateContainerRequest): Promise<void> {
+    return this.#relayEvent(Event.POST_UPDATE_CONTAINER, "postUpdateContainer", request);
+  }
+
+  /** Tells the plugins a container is stopping; they may update other containers (or this one). */
+  stopContainer(request: StopContainerRequest): Promise<StopContainerResponse> {
+    return this.#serialized(async () => {
+      const result = new StopContainerResult();
+      for (const plugin of this.#plugins) {
+        result.apply(await plugin.relay(Event.STOP_CONTAINER, "stopContainer", request), plugin.fullName);
+      }
+      return result.response();
+    });
+  }
+
+  removeContainer(request: RemoveContainerRequest): Promise<void> {
+    return this.#relayEvent(Event.REMOVE_CONTAINER, "removeContainer", request);
+  }
+
+  /** Runs a request holding the adaptation, pruning closed plugins afterwards. */
+  #serialized<T>(body: () => Promise<T>): Promise<T> {
+    return this.#mutex.run(async () => {
+      try {
+        return await body();
+      } finally {
+        this.#removeClosedPlugins();
+      }
+    });
+  }
+
+  #relayEvent<K extends RelayMethod>(event: Event, method: K, request: PluginRequest<K>): Promise<void> {
+    return this.#serialized(async () => {
+      for (const plugin of this.#plugins) await plugin.relay(event, method, request);
+    });
+  }
+
+  #newPlugin(
+    kind: PluginKind,
+    identity: { index: string; name: string; config: string },
+    via: ConstructorParameters<typeof Plugin>[0]["via"],
+  ): Plugin {
+    return new Plugin({ kind, ...identity, sequence: this.#nextSequence++, host: this.#host, via });
+  }
+
+  async #startPlugins(): Promise<void> {
+    const discovered = await discoverPlugins(this.#pluginPath, this.#pluginConfigPath);
+    let plugins: Plugin[] = [];
+    try {
+      for (const builtin of this.#builtins) plugins.push(await this.#startBuiltin(builtin));
+      for (const found of discovered) {
+        const fullName = `${found.index}-${found.name}`;
+        this.#logger.info(`starting pre-installed NRI plugin ${JSON.stringify(found.name)}`, { plugin: fullName });
+        let plugin: Plugin;
+        try {
+          if (await isWasm(found.path)) throw new Error(`can't load WASM plugin ${found.path}: no WASM support`);
+          const launched = await launchPlugin(found.path, found.index, found.name).catch((error: unknown) => {
+            throw new Error(`failed to launch plugin ${JSON.stringify(fullName)}: ${messageOf(error)}`, { cause: error });
+          });
+          const { index, name, config } = found;
+          plugin = this.#newPlugin("launched", { index, name, config }, { socket: launched.socket, child: launched.child });
+        } catch (error) {
+          this.#logger.warn(`failed to initialize pre-installed NRI plugin ${JSON.stringify(found.name)}: ${messageOf(error)}`, {
+            plugin: fullName,
+            error,
+          });
+          continue;
+        }
+        try {
+          await plugin.start();
+        } catch (error) {
+          this.#logger.warn(`failed to start pre-installed NRI plugin ${JSON.stringify(found.name)}: ${messageOf(error)}`, {
+            plugin: fullName,
+            error,
+          });
+          continue;
+        }
+        plugins.push(plugin);
+      }
+      // Each call synchronizes the plugins that are still in: a plugin that
+      // fails is stopped and dropped, the others' updates are concatenated.
+      const synchronize: SyncCallback = async (pods, containers) => {
+        const candidates = plugins;
+        plugins = [];
+        const updates: ContainerUpdate[] = [];
+        for (const plugin of candidates) {
+          try {
+            updates.push(...(await plugin.synchronize(pods, containers)));
+          } catch (error) {
+            await plugin.stop();
+            this.#logger.warn(`failed to synchronize pre-installed NRI plugin ${JSON.stringify(plugin.fullName)}: ${messageOf(error)}`, {
+              plugin: plugin.fullName,
+              error,
+            });
+            continue;
+          }
+          plugins.push(plugin);
+        }
+        return updates;
+      };
+      try {
+        await this.#syncFn(synchronize);
+      } catch (error) {
+        throw new AdaptationError(`failed to synchronize pre-installed NRI Plugins: ${messageOf(error)}`, { cause: error });
+      }
+    } catch (error) {
+      await Promise.all(plugins.map((plugin) => plugin.stop()));
+      throw error;
+    }
+    this.#plugins = plugins;
+    this.#sortPlugins();
+  }
+
+  async #startBuiltin(builtin: BuiltinPlugin): Promise<Plugin> {
+    const { index, name } = builtin;
+    if (index === "" || name === "") {
+      throw new AdaptationError(
+        `failed to initialize builtin NRI plugin ${JSON.stringify(name)}: builtin plugin without index or name (${JSON.stringify(index)}, ${JSON.stringify(name)})`,
+      );
+    }
+    const handlers: BuiltinHandlers = builtin.handlers;
+    const plugin = this.#newPlugin("builtin", { index, name, config: "" }, { handlers });
+    try {
+      await plugin.start();
+    } catch (error) {
+      throw new AdaptationError(`failed to start builtin NRI plugin ${JSON.stringify(name)}: ${messageOf(error)}`, {
+        cause: error,
+      });
+    }
+    return plugin;
+  }
+
+  async #startListener(): Promise<void> {
+    this.#listener = await PluginListener.listen(
+      this.#socketPath,
+      (socket) => this.#connectExternal(socket),
+      (error) => this.#logger.error(`plugin socket ${this.#socketPath}: ${error.message}`, { error }),
+    );
+  }
+
+  /** Starts, synchronizes and adds a plugin that connected to the socket. */
+  async #connectExternal(socket: Socket): Promise<void> {
+    const plugin = this.#newPlugin("external", { index: "", name: "", config: "" }, { socket });
+    this.#connecting = plugin;
+    try {
+      await plugin.start();
+    } catch (error) {
+      this.#logger.error(`failed to start external plugin: ${messageOf(error)}`, { error });
+      return;
+    } finally {
+      this.#connecting = undefined;
+    }
+    const release = await this.#syncLock.write();
+    try {
+      if (this.#state === "stopped") {
+        plugin.close();
+        return;
+      }
+      try {
+        await this.#syncFn((pods, containers) => plugin.synchronize(pods, containers));
+      } catch (error) {
+        this.#logger.error(`failed to synchronize plugin: ${messageOf(error)}`, { plugin: plugin.fullName, error });
+        plugin.close();
+        return;
+      }
+      const count = await this.#mutex.run(async () => {
+        if (this.#state === "stopped") {
+          plugin.close();
+          return undefined;
+        }
+        this.#plugins.push(plugin);
+        this.#sortPlugins();
+        return this.#plugins.length;
+      });
+      if (count === undefined) return;
+      this.#metrics.updatePluginCount(count);
+      this.#logger.info(`plugin ${JSON.stringify(plugin.fullName)} connected and synchronized`, { plugin: plugin.fullName });
+    } finally {
+      release();
+    }
+  }
+
+  /** Drops closed plugins (killing launched ones in the background) and recounts validators. */
+  #removeClosedPlugins(): void {
+    const active: Plugin[] = [];
+    for (const plugin of this.#plugins) {
+      if (!plugin.closed) {
+        active.push(plugin);
+        continue;
+      }
+      const stopping = plugin.stop().finally(() => this.#stopping.delete(stopping));
+      this.#stopping.add(stopping);
+    }
+    this.#plugins = active;
+    this.#validators = active.filter((plugin) => plugin.isValidator);
+    this.#metrics.updatePluginCount(active.length);
+  }
+
+  #sortPlugins(): void {
+    this.#removeClosedPlugins();
+    this.#plugins.sort(comparePlugins);
+    this.#validators.sort(comparePlugins);
+    this.#logger.debug("plugin invocation order", { plugins: this.#plugins.map((plugin) => plugin.fullName) });
+  }
+}

@@ -1,0 +1,171 @@
+import {
+  type ConfigureRequest,
+  type ConfigureResponse,
+  type CreateContainerRequest,
+  type CreateContainerResponse,
+  type DeepPartial,
+  Event,
+  eventMask,
+  PluginDefinition,
+  type PostCreateContainerRequest,
+  type PostStartContainerRequest,
+  type PostUpdateContainerRequest,
+  type PostUpdatePodSandboxRequest,
+  type RemoveContainerRequest,
+  type RemovePodSandboxRequest,
+  type RunPodSandboxRequest,
+  type StartContainerRequest,
+  type StopContainerRequest,
+  type StopContainerResponse,
+  type StopPodSandboxRequest,
+  type SynchronizeRequest,
+  type SynchronizeResponse,
+  type UpdateContainerRequest,
+  type UpdateContainerResponse,
+  type UpdatePodSandboxRequest,
+  type ValidateContainerAdjustmentRequest,
+} from "@nri-ts/api";
+import { Status } from "nice-grpc-common";
+import {
+  CallFailure,
+  type PluginMethod,
+  type PluginRequest,
+  type PluginResponse,
+  type PluginTransport,
+} from "./plugin-transport.js";
+
+type Awaitable<T> = T | Promise<T>;
+
+/**
+ * The handlers of an in-process plugin; each is optional. A handler gets the
+ * request and a signal that fires at the request timeout, and may leave out
+ * any part of its response (as ts-proto's `fromPartial` takes it). Throwing
+ * fails the request like a plugin's error status does; a validation handler
+ * throws to reject (its message becomes the reason).
+ */
+export interface BuiltinHandlers {
+  /** Answers Configure; events 0 (or no handler) subscribes to the events that have handlers. */
+  configure?(request: ConfigureRequest, signal: AbortSignal): Awaitable<DeepPartial<ConfigureResponse>>;
+  synchronize?(request: SynchronizeRequest, signal: AbortSignal): Awaitable<DeepPartial<SynchronizeResponse>>;
+  runPodSandbox?(request: RunPodSandboxRequest, signal: AbortSignal): Awaitable<void>;
+  stopPodSandbox?(request: StopPodSandboxRequest, signal: AbortSignal): Awaitable<void>;
+  removePodSandbox?(request: RemovePodSandboxRequest, signal: AbortSignal): Awaitable<void>;
+  updatePodSandbox?(request: UpdatePodSandboxRequest, signal: AbortSignal): Awaitable<void>;
+  postUpdatePodSandbox?(request: PostUpdatePodSandboxRequest, signal: AbortSignal): Awaitable<void>;
+  createContainer?(request: CreateContainerRequest, signal: AbortSignal): Awaitable<DeepPartial<CreateContainerResponse>>;
+  postCreateContainer?(request: PostCreateContainerRequest, signal: AbortSignal): Awaitable<void>;
+  startContainer?(request: StartContainerRequest, signal: AbortSignal): Awaitable<void>;
+  postStartContainer?(request: PostStartContainerRequest, signal: AbortSignal): Awaitable<void>;
+  updateContainer?(request: UpdateContainerRequest, signal: AbortSignal): Awaitable<DeepPartial<UpdateContainerResponse>>;
+  postUpdateContainer?(request: PostUpdateContainerRequest, signal: AbortSignal): Awaitable<void>;
+  stopContainer?(request: StopContainerRequest, signal: AbortSignal): Awaitable<DeepPartial<StopContainerResponse>>;
+  removeContainer?(request: RemoveContainerRequest, signal: AbortSignal): Awaitable<void>;
+  validateContainerAdjustment?(request: ValidateContainerAdjustmentRequest, signal: AbortSignal): Awaitable<void>;
+}
+
+/**
+ * A plugin that runs inside the runtime's process (the default validator is
+ * one). It takes part like any other: ordered by index, called with the same
+ * requests, merged by the same rules; it has no connection to lose.
+ */
+export interface BuiltinPlugin {
+  /** Index, two digits. */
+  index: string;
+  /** Base name. */
+  name: string;
+  handlers: BuiltinHandlers;
+}
+
+/** Which handler subscribes to which event. */
+const HANDLER_EVENTS: ReadonlyArray<readonly [keyof BuiltinHandlers, Event]> = [
+  ["runPodSandbox", Event.RUN_POD_SANDBOX],
+  ["stopPodSandbox", Event.STOP_POD_SANDBOX],
+  ["removePodSandbox", Event.REMOVE_POD_SANDBOX],
+  ["updatePodSandbox", Event.UPDATE_POD_SANDBOX],
+  ["postUpdatePodSandbox", Event.POST_UPDATE_POD_SANDBOX],
+  ["createContainer", Event.CREATE_CONTAINER],
+  ["postCreateContainer", Event.POST_CREATE_CONTAINER],
+  ["startContainer", Event.START_CONTAINER],
+  ["postStartContainer", Event.POST_START_CONTAINER],
+  ["updateContainer", Event.UPDATE_CONTAINER],
+  ["postUpdateContainer", Event.POST_UPDATE_CONTAINER],
+  ["stopContainer", Event.STOP_CONTAINER],
+  ["removeContainer", Event.REMOVE_CONTAINER],
+  ["validateContainerAdjustment", Event.VALIDATE_CONTAINER_ADJUSTMENT],
+];
+
+/** The calls of an in-process plugin, answered as the Go reference's builtin plugins answer them. */
+export class BuiltinTransport implements PluginTransport {
+  readonly #handlers: BuiltinHandlers;
+  #closed = false;
+
+  constructor(handlers: BuiltinHandlers) {
+    this.#handlers = handlers;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  close(): void {
+    this.#closed = true;
+  }
+
+  async call<K extends PluginMethod>(method: K, request: PluginRequest<K>, deadline: number): Promise<PluginResponse<K>> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), Math.max(0, deadline - Date.now()));
+    timer.unref();
+    try {
+      const answer = await this.#answer(method, request, controller.signal);
+      const responseType = PluginDefinition.methods[method].responseType as unknown as {
+        fromPartial(answer: unknown): PluginResponse<K>;
+      };
+      return responseType.fromPartial(answer);
+    } catch (error) {
+      const text = error instanceof Error ? error.message : String(error);
+      if (controller.signal.aborted) {
+        throw new CallFailure("context deadline exceeded", Status.DEADLINE_EXCEEDED, text, "deadline", { cause: error });
+      }
+      throw new CallFailure(text, Status.UNKNOWN, text, undefined, { cause: error });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #answer(method: PluginMethod, request: unknown, signal: AbortSignal): Promise<unknown> {
+    const handlers = this.#handlers;
+    switch (method) {
+      case "configure": {
+        const events = (await handlers.configure?.(request as ConfigureRequest, signal))?.events ?? 0;
+        return { events: events !== 0 ? events : this.#handledEvents() };
+      }
+      case "synchronize":
+        return (await handlers.synchronize?.(request as SynchronizeRequest, signal)) ?? {};
+      case "createContainer":
+        return (await handlers.createContainer?.(request as CreateContainerRequest, signal)) ?? {};
+      case "updateContainer":
+        return (await handlers.updateContainer?.(request as UpdateContainerRequest, signal)) ?? {};
+      case "stopContainer":
+        return (await handlers.stopContainer?.(request as StopContainerRequest, signal)) ?? {};
+      case "validateContainerAdjustment":
+        try {
+          await handlers.validateContainerAdjustment?.(request as ValidateContainerAdjustmentRequest, signal);
+          return { reject: false, reason: "" };
+        } catch (error) {
+          return { reject: true, reason: error instanceof Error ? error.message : String(error) };
+        }
+      case "shutdown":
+      case "stateChange":
+        return {};
+      default: {
+        const handler = handlers[method] as ((request: unknown, signal: AbortSignal) => Awaitable<void>) | undefined;
+        await handler?.(request, signal);
+        return {};
+      }
+    }
+  }
+
+  #handledEvents(): number {
+    return eventMask(...HANDLER_EVENTS.filter(([handler]) => this.#handlers[handler]).map(([, event]) => event));
+  }
+}

@@ -1,0 +1,484 @@
+import type { ChildProcess } from "node:child_process";
+import { performance } from "node:perf_hooks";
+import type { Duplex } from "node:stream";
+import {
+  ALL_EVENTS,
+  type Container,
+  type ContainerAdjustment,
+  type ContainerUpdate,
+  checkPluginIndex,
+  checkPluginName,
+  Event,
+  eventName,
+  hasEvent,
+  type PodSandbox,
+  type RegisterPluginRequest,
+  type UpdateContainersRequest,
+  type ValidateContainerAdjustmentRequest,
+} from "@nri-ts/api";
+import { Status } from "nice-grpc-common";
+import { type BuiltinHandlers, BuiltinTransport } from "./builtin-plugin.js";
+import { killPlugin } from "./launch.js";
+import { Deprecation, type DeprecationRecorder, type Logger, type Metrics } from "./observability.js";
+import { PluginError } from "./plugin-error.js";
+import {
+  CallFailure,
+  type PluginMethod,
+  type PluginRequest,
+  type PluginResponse,
+  type PluginTransport,
+} from "./plugin-transport.js";
+import { RemotePluginConnection } from "./remote-plugin.js";
+import { synchronizeInPages } from "./sync-paging.js";
+import { ValidatorFailedError, validationVerdict } from "./validation.js";
+
+/** How a plugin came to be: launched from the plugin directory, connected to the socket, or in-process. */
+export type PluginKind = "launched" | "external" | "builtin";
+
+/** What a plugin needs from the adaptation hosting it. */
+export interface PluginHost {
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly deprecations: DeprecationRecorder | undefined;
+  readonly runtimeName: string;
+  readonly runtimeVersion: string;
+  readonly nriVersion: string;
+  /** Milliseconds, read at each use. */
+  readonly registrationTimeoutMs: number;
+  /** Milliseconds, read at each use. */
+  readonly requestTimeoutMs: number;
+  /** Passes a plugin's unsolicited updates to the runtime; resolves to those that failed. */
+  updateContainers(request: UpdateContainersRequest, plugin: string): Promise<ContainerUpdate[]>;
+}
+
+/** Starting a plugin (registration and Configure) failed. */
+export class PluginStartError extends Error {
+  override readonly name = "PluginStartError";
+}
+
+/** How waiting for a plugin's RegisterPlugin call ended. */
+type Registration =
+  | { outcome: "registered" | "closed" | "timeout" }
+  | { outcome: "refused"; reason: string };
+
+/** Events that older plugins only get through StateChange, and whether the container goes along. */
+const STATE_CHANGE_EVENTS: ReadonlyMap<Event, "pod" | "container"> = new Map([
+  [Event.RUN_POD_SANDBOX, "pod"],
+  [Event.STOP_POD_SANDBOX, "pod"],
+  [Event.REMOVE_POD_SANDBOX, "pod"],
+  [Event.POST_UPDATE_POD_SANDBOX, "pod"],
+  [Event.POST_CREATE_CONTAINER, "container"],
+  [Event.START_CONTAINER, "container"],
+  [Event.POST_START_CONTAINER, "container"],
+  [Event.POST_UPDATE_CONTAINER, "container"],
+  [Event.REMOVE_CONTAINER, "container"],
+]);
+
+/** The methods relayed as lifecycle events, by the event they carry. */
+export type RelayMethod = Exclude<PluginMethod, "configure" | "synchronize" | "shutdown" | "stateChange" | "validateContainerAdjustment">;
+
+/** What a relayed request carries, enough to turn it into a StateChange. */
+interface EventRequest {
+  pod?: PodSandbox | undefined;
+  container?: Container | undefined;
+}
+
+/** One hosted plugin: its identity, subscription and connection, and every request the adaptation sends it. */
+export class Plugin {
+  /** Two digits; for external plugins known once registered. */
+  index: string;
+  /** The base name; for external plugins known once registered. */
+  name: string;
+  /** The events subscribed to, known once configured. */
+  events = 0;
+  /** Registration order, the last tie-break of the invocation order. */
+  readonly sequence: number;
+  readonly kind: PluginKind;
+  readonly #transport: PluginTransport;
+  /** The process of a launched plugin. */
+  readonly #child: ChildProcess | undefined;
+  readonly #host: PluginHost;
+  readonly #config: string;
+  /** Settled by the first RegisterPlugin call or the connection closing. */
+  readonly #registration: Promise<Registration>;
+  #settleRegistration: (outcome: Registration) => void = () => {};
+  #registered = false;
+  /** Set for good once the plugin answered a dedicated event RPC with Unimplemented. */
+  #stateChangeOnly = false;
+  /** Events sent as StateChange, and those already warned about. */
+  readonly #deprecated = new Set<Event>();
+  readonly #warned = new Set<Event>();
+
+  constructor(options: {
+    kind: PluginKind;
+    index: string;
+    name: string;
+    config: string;
+    sequence: number;
+    host: PluginHost;
+    /** How to reach it: its socket, or (builtin) its handlers. */
+    via: { socket: Duplex; child?: ChildProcess } | { handlers: BuiltinHandlers };
+  }) {
+    this.kind = options.kind;
+    this.index = options.index;
+    this.name = options.name;
+    this.#config = options.config;
+    this.sequence = options.sequence;
+    this.#host = options.host;
+    this.#registration = new Promise((resolve) => {
+      this.#settleRegistration = (outcome) => {
+        this.#settleRegistration = () => {};
+        resolve(outcome);
+      };
+    });
+    const via = options.via;
+    if ("handlers" in via) {
+      this.#transport = new BuiltinTransport(via.handlers);
+    } else {
+      this.#child = via.child;
+      this.#transport = new RemotePluginConnection(via.socket, this, () => this.#connectionClosed());
+    }
+  }
+
+  /** `<idx>-<name>`: how ownership records, errors, logs and metrics name the plugin. */
+  get fullName(): string {
+    return `${this.index}-${this.name}`;
+  }
+
+  get closed(): boolean {
+    return this.#transport.closed;
+  }
+
+  get isValidator(): boolean {
+    return hasEvent(this.events, Event.VALIDATE_CONTAINER_ADJUSTMENT);
+  }
+
+  subscribes(event: Event): boolean {
+    return hasEvent(this.events, event);
+  }
+
+  /**
+   * Starts the plugin: waits for its registration (not for builtin
+   * plugins), then configures it. On failure the plugin is closed, and a
+   * launched one killed.
+   *
+   * @throws PluginStartError
+   */
+  async start(): Promise<void> {
+    if (this.#transport instanceof RemotePluginConnection) {
+      this.#transport.start();
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<Registration>((resolve) => {
+        timer = setTimeout(() => resolve({ outcome: "timeout" }), this.#host.registrationTimeoutMs);
+      });
+      const registration = await Promise.race([this.#registration, timedOut]);
+      clearTimeout(timer);
+      switch (registration.outcome) {
+        case "registered":
+          break;
+        case "timeout":
+          await this.stop();
+          throw new PluginStartError("plugin registration timed out");
+        case "closed":
+          await this.stop();
+          throw new PluginStartError("failed to register plugin, connection closed");
+        case "refused":
+          // Let the refusal reach the plugin first.
+          await new Promise((resolve) => setImmediate(resolve));
+          await this.stop();
+          throw new PluginStartError(`failed to register plugin: ${registration.reason}`);
+      }
+    }
+    try {
+      await this.#configure();
+    } catch (error) {
+      await this.stop();
+      throw error;
+    }
+  }
+
+  /**
+   * A RegisterPlugin call from the plugin. An external plugin takes its name
+   * and index from it (checked); a launched one keeps those of its file
+   * name, whatever it sends.
+   *
+   * @throws the error to answer the call with
+   */
+  register(request: RegisterPluginRequest): void {
+    if (this.#registered) throw new Error(`plugin ${this.fullName} is already registered`);
+    this.#registered = true;
+    if (this.kind === "external") {
+      const refuse = (answer: string, reason: string): never => {
+        this.#settleRegistration({ outcome: "refused", reason });
+        throw new Error(answer);
+      };
+      try {
+        checkPluginName(request.pluginName);
+      } catch (error) {
+        const text = (error as Error).message;
+        refuse(`invalid plugin name: ${text}`, `plugin registered with an invalid name: ${text}`);
+      }
+      try {
+        checkPluginIndex(request.pluginIdx);
+      } catch (error) {
+        const text = (error as Error).message;
+        refuse(
+          `invalid plugin index: ${text}`,
+          `plugin ${JSON.stringify(request.pluginName)} registered with an invalid index: ${text}`,
+        );
+      }
+      this.name = request.pluginName;
+      this.index = request.pluginIdx;
+    }
+    this.#host.logger.info(`plugin ${this.fullName} registered`, {
+      plugin: this.fullName,
+      kind: this.kind,
+      nriVersion: request.NRIVersion || "unknown",
+    });
+    this.#settleRegistration({ outcome: "registered" });
+  }
+
+  #connectionClosed(): void {
+    this.#host.logger.info(`connection to plugin ${this.fullName} closed`, { plugin: this.fullName });
+    this.#settleRegistration({ outcome: "closed" });
+  }
+
+  /**
+   * Configures the plugin and records its subscription: 0 means every
+   * event (validation included); bits outside the known events are refused.
+   */
+  async #configure(): Promise<void> {
+    const host = this.#host;
+    let events: number;
+    try {
+      const response = await this.#transport.call(
+        "configure",
+        {
+          config: this.#config,
+          runtimeName: host.runtimeName,
+          runtimeVersion: host.runtimeVersion,
+          registrationTimeout: BigInt(Math.trunc(host.registrationTimeoutMs)),
+          requestTimeout: BigInt(Math.trunc(host.requestTimeoutMs)),
+          NRIVersion: host.nriVersion,
+        },
+        Date.now() + host.requestTimeoutMs,
+      );
+      events = response.events;
+    } catch (error) {
+      throw new PluginStartError(`failed to configure plugin: ${(error as Error).message}`, { cause: error });
+    }
+    if (events === 0) {
+      this.events = ALL_EVENTS;
+      return;
+    }
+    const extra = events & ~ALL_EVENTS;
+    if (extra !== 0) {
+      const hex = extra < 0 ? `-${(-extra).toString(16)}` : extra.toString(16);
+      throw new PluginStartError(`invalid plugin events: 0x${hex}`);
+    }
+    this.events = events;
+  }
+
+  /**
+   * Synchronizes the plugin with the runtime's state, in pages when one
+   * message would be too large. One request timeout covers the whole
+   * exchange. On failure the plugin is closed.
+   *
+   * @returns the updates the plugin asks for
+   */
+  async synchronize(pods: readonly PodSandbox[], containers: readonly Container[]): Promise<ContainerUpdate[]> {
+    this.#host.logger.info(`synchronizing plugin ${this.fullName}`, { plugin: this.fullName });
+    const deadline = Date.now() + this.#host.requestTimeoutMs;
+    try {
+      return await synchronizeInPages(
+        async (request) => {
+          const response = await this.#timed("Synchronize", () => this.#call("synchronize", "Synchronize", request, deadline));
+          this.#host.metrics.recordPluginAdjustments(this.fullName, "Synchronize", undefined, response.update.length, 0);
+          return response;
+        },
+        pods,
+        containers,
+      );
+    } catch (error) {
+      this.close();
+      throw error;
+    }
+  }
+
+  /**
+   * Sends a lifecycle request, if the plugin subscribes to its event.
+   *
+   * @returns the plugin's response; undefined when it does not subscribe, or
+   *   when the call failed on this side (timeout, lost connection, protocol
+   *   violation): then the plugin is closed and the request goes on without it
+   * @throws PluginError when the plugin answered with an error
+   */
+  async relay<K extends RelayMethod>(event: Event, method: K, request: PluginRequest<K>): Promise<PluginResponse<K> | undefined> {
+    if (!this.subscribes(event)) return undefined;
+    const operation = eventName(event);
+    let response: PluginResponse<K>;
+    try {
+      response = await this.#timed(operation, () =>
+        this.#callEvent(event, method, operation, request, Date.now() + this.#host.requestTimeoutMs),
+      );
+    } catch (error) {
+      if (error instanceof PluginError && error.fatal) {
+        this.#host.logger.error(`closing plugin ${this.fullName}, failed to handle ${operation} request: ${error.message}`, {
+          plugin: this.fullName,
+          operation,
+          error,
+        });
+        this.close();
+        return undefined;
+      }
+      throw error;
+    }
+    this.#recordAdjustments(method, operation, response);
+    this.#warnIfDeprecated(event);
+    return response;
+  }
+
+  /**
+   * Asks a validator plugin about a merged adjustment.
+   *
+   * @throws ValidatorRejectedError when it rejects; ValidatorFailedError when
+   *   it cannot be asked (then, on a local failure, it is also closed)
+   */
+  async validate(request: ValidateContainerAdjustmentRequest): Promise<void> {
+    if (!this.isValidator) return;
+    const operation = eventName(Event.VALIDATE_CONTAINER_ADJUSTMENT);
+    let rejection: Error | undefined;
+    try {
+      const response = await this.#timed(operation, () =>
+        this.#call("validateContainerAdjustment", operation, request, Date.now() + this.#host.requestTimeoutMs),
+      );
+      rejection = validationVerdict(response, this.fullName);
+    } catch (error) {
+      if (error instanceof PluginError && error.fatal) {
+        this.#host.logger.error(`closing plugin ${this.fullName}, failed to handle ${operation} request: ${error.message}`, {
+          plugin: this.fullName,
+          operation,
+          error,
+        });
+        this.close();
+      }
+      throw new ValidatorFailedError(this.fullName, error);
+    }
+    if (rejection) throw rejection;
+  }
+
+  /** Passes unsolicited updates from the plugin to the runtime. */
+  updateContainers(request: UpdateContainersRequest): Promise<ContainerUpdate[]> {
+    this.#host.logger.info(`plugin ${this.fullName} requested container updates`, {
+      plugin: this.fullName,
+      updates: request.update.length,
+    });
+    return this.#host.updateContainers(request, this.fullName);
+  }
+
+  /** Closes the plugin's connection (a builtin plugin is only marked closed). */
+  close(): void {
+    this.#transport.close();
+  }
+
+  /** Closes the plugin and, if it was launched, kills its process and waits for it. */
+  async stop(): Promise<void> {
+    this.close();
+    if (this.#child) await killPlugin(this.#child);
+  }
+
+  /** Calls a method; failures become PluginErrors naming this plugin. */
+  async #call<K extends PluginMethod>(
+    method: K,
+    operation: string,
+    request: PluginRequest<K>,
+    deadline: number,
+  ): Promise<PluginResponse<K>> {
+    try {
+      return await this.#transport.call(method, request, deadline);
+    } catch (error) {
+      const failure =
+        error instanceof CallFailure
+          ? error
+          : new CallFailure(String(error), Status.INTERNAL, String(error), undefined, { cause: error });
+      throw new PluginError(this.fullName, operation, failure);
+    }
+  }
+
+  /**
+   * Calls an event's dedicated RPC, or StateChange for a plugin that has
+   * answered one of the older events with Unimplemented: from then on all of
+   * those events go to it as StateChange.
+   */
+  async #callEvent<K extends RelayMethod>(
+    event: Event,
+    method: K,
+    operation: string,
+    request: PluginRequest<K>,
+    deadline: number,
+  ): Promise<PluginResponse<K>> {
+    const carries = this.kind === "builtin" ? undefined : STATE_CHANGE_EVENTS.get(event);
+    if (carries === undefined || !this.#stateChangeOnly) {
+      try {
+        return await this.#call(method, operation, request, deadline);
+      } catch (error) {
+        const unimplemented = error instanceof PluginError && !error.fatal && error.code === Status.UNIMPLEMENTED;
+        if (carries === undefined || !unimplemented) throw error;
+        this.#stateChangeOnly = true;
+      }
+    }
+    this.#deprecated.add(event);
+    const { pod, container } = request as EventRequest;
+    await this.#call(
+      "stateChange",
+      operation,
+      { event, pod, container: carries === "container" ? container : undefined },
+      deadline,
+    );
+    return {} as PluginResponse<K>;
+  }
+
+  /** Runs a call, recording its latency and outcome. */
+  async #timed<T>(operation: string, call: () => Promise<T>): Promise<T> {
+    const metrics = this.#host.metrics;
+    const started = performance.now();
+    try {
+      const result = await call();
+      metrics.recordPluginLatency(this.fullName, operation, performance.now() - started);
+      metrics.recordPluginInvocation(this.fullName, operation, undefined);
+      return result;
+    } catch (error) {
+      metrics.recordPluginLatency(this.fullName, operation, performance.now() - started);
+      metrics.recordPluginInvocation(this.fullName, operation, error as Error);
+      throw error;
+    }
+  }
+
+  #recordAdjustments(method: RelayMethod, operation: string, response: unknown): void {
+    const metrics = this.#host.metrics;
+    if (method === "createContainer") {
+      const { adjust, update, evict } = response as { adjust?: ContainerAdjustment; update: unknown[]; evict: unknown[] };
+      metrics.recordPluginAdjustments(this.fullName, operation, adjust, update.length, evict.length);
+    } else if (method === "updateContainer") {
+      const { update, evict } = response as { update: unknown[]; evict: unknown[] };
+      metrics.recordPluginAdjustments(this.fullName, operation, undefined, update.length, evict.length);
+    } else if (method === "stopContainer") {
+      const { update } = response as { update: unknown[] };
+      metrics.recordPluginAdjustments(this.fullName, operation, undefined, update.length, 0);
+    }
+  }
+
+  #warnIfDeprecated(event: Event): void {
+    if (!this.#deprecated.has(event) || this.#warned.has(event)) return;
+    this.#warned.add(event);
+    const details = `does not implement a dedicated ${eventName(event)} RPC call`;
+    const recorder = this.#host.deprecations;
+    if (recorder) {
+      recorder.pluginWarning(Deprecation.StateChange, this.fullName, details);
+    } else {
+      this.#host.logger.warn(`plugin ${this.fullName} uses deprecated StateChange instead of a dedicated ${eventName(event)} RPC call`, {
+        plugin: this.fullName,
+      });
+    }
+  }
+}
