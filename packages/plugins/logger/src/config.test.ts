@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { decodeConfig, defaultConfig, LoggerConfigError } from "./config.js";
+
+describe("decodeConfig", () => {
+  it("decodes over the flags, keys in any case, unknown keys ignored", () => {
+    const base = { ...defaultConfig(), addEnv: "FROM_FLAG", logFile: "/tmp/a.log" };
+    expect(decodeConfig("LogFile: /var/log/nri.log\nevents: [CreateContainer, 'StopContainer,RemoveContainer']\nSETANNOTATION: example.com/logger\nsomething: else\n", base)).toEqual({
+      logFile: "/var/log/nri.log",
+      events: ["CreateContainer", "StopContainer,RemoveContainer"],
+      addAnnotation: "",
+      setAnnotation: "example.com/logger",
+      addEnv: "FROM_FLAG",
+      setEnv: "",
+    });
+  });
+
+  it("takes numbers and booleans as text, with YAML 1.1 booleans", () => {
+    expect(decodeConfig("addEnv: 42\nsetEnv: yes\n", defaultConfig())).toMatchObject({ addEnv: "42", setEnv: "true" });
+  });
+
+  it("keeps everything for an empty document", () => {
+    expect(decodeConfig("", { ...defaultConfig(), addEnv: "X" }).addEnv).toBe("X");
+  });
+
+  it("refuses wrong shapes", () => {
+    expect(() => decodeConfig("events: CreateContainer\n", defaultConfig())).toThrow(
+      new LoggerConfigError("failed to parse provided configuration: events: expected a list"),
+    );
+    expect(() => decodeConfig("addEnv: [a]\n", defaultConfig())).toThrow("addEnv: expected a string");
+    expect(() => decodeConfig("- a\n", defaultConfig())).toThrow("expected a mapping");
+    expect(() => decodeConfig("a: [\n", defaultConfig())).toThrow(/^failed to parse provided configuration: /);
+  });
+});

@@ -1,0 +1,196 @@
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SimReport } from "./report.js";
+import { runCli } from "./run-cli.js";
+
+const fixtures = join(import.meta.dirname, "fixtures");
+
+async function cli(...argv: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const status = await runCli(argv, {
+    stdout: { isTTY: false, write: (text: string) => (stdout += text) },
+    stderr: { isTTY: false, write: (text: string) => (stderr += text) },
+    env: {},
+  });
+  return { status, stdout, stderr };
+}
+
+describe("nri-sim run", () => {
+  it("runs a good scenario with a plugin module and exits 0", async () => {
+    const { status, stdout, stderr } = await cli(
+      "run",
+      join(fixtures, "good.yaml"),
+      "--plugin",
+      join(fixtures, "annotate.ts"),
+      "--clock",
+      "virtual",
+    );
+    expect(stderr).toBe("");
+    const lines = stdout.split("\n");
+    expect(lines[0]).toBe(`nri-sim: a good scenario  (${join(fixtures, "good.yaml")})`);
+    expect(lines[1]).toBe(`plugins: 10-annotate (module ${join(fixtures, "annotate.ts")})`);
+    expect(stdout).toContain(
+      [
+        "✓  2 create app  line 10",
+        "     10-annotate  CreateContainer",
+        "     adjustment:",
+        "       annotation fixture.nri-ts/seen=app  10-annotate",
+        "     container app: created",
+      ].join("\n"),
+    );
+    expect(stdout).toContain(
+      ["✓  4 exit app  line 12", "     10-annotate  StopContainer", "     │ 10-annotate: saw app stop with exit code 137 (OOMKilled)"].join("\n"),
+    );
+    expect(stdout).toContain("     container app: exited 137 (OOMKilled): out of memory");
+    expect(lines.slice(-4)).toEqual([
+      "✓ line 15, after step 2 (create app)",
+      "✓ line 17, after step 4 (exit app)",
+      "✓ 5 steps, 2/2 expectations met",
+      "",
+    ]);
+    expect(status).toBe(0);
+  });
+
+  it("prints the report as JSON with --json", async () => {
+    const { status, stdout } = await cli("run", join(fixtures, "good.yaml"), "--plugin", join(fixtures, "annotate.ts"), "--json");
+    const report = JSON.parse(stdout) as SimReport;
+    expect(status).toBe(0);
+    expect(report.ok).toBe(true);
+    expect(report.steps.map((s) => s.step)).toEqual(["run-pod web", "create app", "start app", "exit app", "remove app"]);
+    expect(report.steps[1].changes).toEqual([
+      { field: "Annotations", key: "fixture.nri-ts/seen", remove: false, text: "annotation fixture.nri-ts/seen=app", owner: "10-annotate" },
+    ]);
+  });
+
+  it("rejects a bad scenario file with every mistake and exits 2", async () => {
+    const file = join(fixtures, "bad.yaml");
+    const { status, stdout, stderr } = await cli("run", file);
+    expect(stdout).toBe("");
+    expect(stderr).toBe(
+      [
+        `${file}:5:13: pods[0].labels: expected a mapping of names to strings, got a list`,
+        `${file}:9:33: containers[0].resources.memory.limit: expected a whole number (e.g. 512, 256Mi or -1), got "lots"`,
+        `${file}:11:13: steps[0].create: no container "ap" is declared; declared: web/app`,
+        `${file}:12:34: steps[1].exit.code: expected an exit code (a 32-bit integer), got 1.5`,
+        "",
+      ].join("\n"),
+    );
+    expect(status).toBe(2);
+  });
+
+  it("fails with status 1 when a plugin crashes, and goes on without it", async () => {
+    const { status, stdout } = await cli("run", join(fixtures, "good.yaml"), "--plugin", `10-crasher=${join(fixtures, "crasher.ts")}`);
+    expect(stdout).toContain("     plugin 10-crasher was dropped by the runtime");
+    expect(stdout).toContain("     │ 10-crasher: crashing on purpose");
+    expect(stdout).toContain("✓  3 start app");
+    expect(stdout).toContain("  step 2 (create app): plugin 10-crasher was dropped by the runtime");
+    expect(status).toBe(1);
+  });
+
+  it("fails with status 1 when an expectation does not hold, and says what differs", async () => {
+    const { status, stdout } = await cli("run", join(fixtures, "expect-fails.yaml"), "--plugin", join(fixtures, "annotate.ts"));
+    expect(stdout).toContain(
+      [
+        "✗ line 8, after step 2 (create app)",
+        '    container web/app.annotations.fixture.nri-ts/seen: expected "somebody-else", got "app"',
+      ].join("\n"),
+    );
+    expect(stdout.trimEnd().split("\n").slice(-2)).toEqual([
+      "✗ 2 steps, 0/1 expectation met",
+      "  expectation at line 8 after step 2 (create app) failed",
+    ]);
+    expect(status).toBe(1);
+  });
+
+  it("runs the runtime's default validator with --validator-config", async () => {
+    const { status, stdout } = await cli(
+      "run",
+      join(fixtures, "good.yaml"),
+      "--plugin",
+      `10-hooker=${join(fixtures, "hooks.ts")}`,
+      "--validator-config",
+      join(fixtures, "validator.yaml"),
+    );
+    expect(stdout).toContain(
+      [
+        "✗  2 create app  line 10",
+        '     error: validator "00-default-validator" rejected container adjustment, reason: validation error: plugin "10-hooker" attempted restricted OCI hook injection',
+        "     10-hooker             CreateContainer",
+        "     00-default-validator  ValidateContainerAdjustment",
+        "     00-default-validator rejected the adjustment: validation error: plugin \"10-hooker\" attempted restricted OCI hook injection",
+      ].join("\n"),
+    );
+    expect(stdout).toContain("plugins: 00-default-validator (builtin), 10-hooker (module");
+    expect(status).toBe(1);
+  });
+
+  describe("with executables launched as the runtime launches them", () => {
+    let dir: string;
+
+    beforeAll(async () => {
+      dir = await mkdtemp(join(tmpdir(), "nri-sim-cli-"));
+      // Launched plugins get no PATH: the wrapper names node, the loader and the program in full.
+      const loader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+      await writeFile(
+        join(dir, "20-launched"),
+        `#!/bin/sh\nexec ${process.execPath} --conditions=@nri-ts/source --import ${loader} ${join(fixtures, "launched.ts")}\n`,
+      );
+      await chmod(join(dir, "20-launched"), 0o755);
+      await writeFile(join(dir, "launched.conf"), "FROM_CONFIG_DIR\n");
+      await writeFile(join(dir, "flag.conf"), "FROM_PLUGIN_CONFIG\n");
+    });
+
+    afterAll(() => rm(dir, { recursive: true, force: true }));
+
+    it("launches a plugin directory with its config directory", async () => {
+      const { stdout } = await cli("run", join(fixtures, "good.yaml"), "--plugin-dir", dir, "--config-dir", dir, "--json");
+      const report = JSON.parse(stdout) as SimReport;
+      expect(report.plugins).toEqual([{ name: "20-launched", source: "executable" }]);
+      expect(report.steps[1].changes.map((c) => [c.text, c.owner])).toEqual([["env FROM_CONFIG_DIR=launched", "20-launched"]]);
+    });
+
+    it("launches --exec plugins with --plugin-config", async () => {
+      const { stdout } = await cli(
+        "run",
+        join(fixtures, "good.yaml"),
+        "--exec",
+        `30-other=${join(dir, "20-launched")}`,
+        "--plugin-config",
+        `30-other=${join(dir, "flag.conf")}`,
+        "--json",
+      );
+      const report = JSON.parse(stdout) as SimReport;
+      expect(report.plugins).toEqual([{ name: "30-other", source: "executable", path: join(dir, "20-launched") }]);
+      expect(report.steps[1].container).toMatchObject({ env: { FROM_PLUGIN_CONFIG: "launched" } });
+    });
+  });
+});
+
+describe("nri-sim command line", () => {
+  it("checks a scenario without running it", async () => {
+    const file = join(fixtures, "good.yaml");
+    expect(await cli("check", file)).toEqual({ status: 0, stdout: `${file}: 5 steps, 2 expectations, all well formed\n`, stderr: "" });
+  });
+
+  it("explains a bad command line and exits 2", async () => {
+    const { status, stderr } = await cli("run");
+    expect(stderr.split("\n")[0]).toBe("nri-sim: run: which scenario? (a YAML file)");
+    expect(status).toBe(2);
+    expect((await cli("frobnicate", "x")).stderr.split("\n")[0]).toBe('nri-sim: unknown command "frobnicate"');
+    expect((await cli("run", "x.yaml", "--plugin", "plugin.so")).stderr.split("\n")[0]).toBe(
+      "nri-sim: --plugin plugin.so: expected a .ts or .js module; use --exec for executables",
+    );
+    expect((await cli("run", "x.yaml", "--bogus")).stderr.split("\n")[0]).toBe("nri-sim: Unknown option '--bogus'");
+  });
+
+  it("reports a missing scenario file", async () => {
+    const { status, stderr } = await cli("run", join(fixtures, "missing.yaml"));
+    expect(stderr).toBe(`nri-sim: ENOENT: no such file or directory, open '${join(fixtures, "missing.yaml")}'\n`);
+    expect(status).toBe(2);
+  });
+});

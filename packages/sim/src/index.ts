@@ -1,0 +1,36 @@
+export { type Change, ownerKey } from "./changes.js";
+export type { ClockKind } from "./clock.js";
+export { containerView } from "./container-view.js";
+export { mismatches } from "./match.js";
+export { formatIssue, loadScenario, parseScenario, ScenarioError, scenarioFromObject } from "./parse-scenario.js";
+export { type Plain, plain } from "./plain.js";
+export { PluginModuleError } from "./plugin-module.js";
+export { type PluginSpec, PluginSetupError } from "./plugin-sources.js";
+export { formatBytes, parseDuration, parseQuantity } from "./quantity.js";
+export { renderEvents, renderExpectation, renderHeader, renderReport, renderSetup, renderStep, renderSummary } from "./render-text.js";
+export type {
+  DeliveredEvent,
+  EvictionReport,
+  ExpectationReport,
+  OutputLine,
+  PluginInfo,
+  PluginSource,
+  SimReport,
+  StepReport,
+  UpdateReport,
+  VerdictReport,
+} from "./report.js";
+export type {
+  ContainerSpec,
+  EvictionSpec,
+  Expectation,
+  PodSpec,
+  RuntimeSpec,
+  Scenario,
+  Step,
+  StepKind,
+  UpdateSpec,
+} from "./scenario.js";
+export { type SetupReport, type SimObserver, simulate, type SimulateOptions } from "./simulate.js";
+export { colorWanted, makeStyle, type Style } from "./style.js";
+export type { ScenarioIssue } from "./yaml-value.js";

@@ -1,0 +1,260 @@
+/**
+ * The plugins a simulation runs, by where they come from:
+ * - plugin objects (handlers as @nri-ts/stub takes them), run in this
+ *   process by a stub connected to the simulator's socket;
+ * - plugin modules, run in a child process the same way, their output
+ *   captured for the report;
+ * - executables of any language, launched by the adaptation from a plugin
+ *   directory exactly as a runtime launches them (fd 3, `NN-name`, config
+ *   from the config directory).
+ * External plugins started by the user connect to the socket themselves.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { copyFile, mkdir, readdir, symlink, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { basename, extname, join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { checkPluginIndex, checkPluginName } from "@nri-ts/api";
+import { type Logger, type LogFn, type Plugin, Stub } from "@nri-ts/stub";
+import { HANDLER_DONE_MARK } from "./output-marks.js";
+import type { PluginSource } from "./report.js";
+
+/** A plugin for `simulate`. Without `name` and `index`, a file named `NN-name` gives both. */
+export type PluginSpec =
+  | { plugin: Plugin; name: string; index: string }
+  | { module: string; name?: string; index?: string; config?: string }
+  | { executable: string; name?: string; index?: string; config?: string };
+
+/** A plugin could not be set up (bad name, missing file, no loader for TypeScript). */
+export class PluginSetupError extends Error {
+  override readonly name = "PluginSetupError";
+}
+
+export interface Identity {
+  index: string;
+  name: string;
+}
+
+const FULL_NAME = /^(\d\d)-(.+)$/;
+
+/** The index of the plugin at `position` (from 0) when neither it nor its file name gives one: 10, 20, ... 90, 99. */
+export function defaultPluginIndex(position: number): string {
+  return String(Math.min(99, 10 * (position + 1))).padStart(2, "0");
+}
+
+/**
+ * The index and name of a plugin: as given, else from its file name
+ * (`10-logger.ts` → 10, logger), else the file name with index `default`.
+ */
+export function pluginIdentity(spec: PluginSpec, defaultIndex: string): Identity {
+  const path = "module" in spec ? spec.module : "executable" in spec ? spec.executable : undefined;
+  const base = path ? basename(path, extname(path)) : "";
+  const fromFile = FULL_NAME.exec(base);
+  const index = spec.index ?? fromFile?.[1] ?? defaultIndex;
+  const name = spec.name ?? fromFile?.[2] ?? base.replace(/[^A-Za-z0-9_.+-]/g, "-");
+  try {
+    checkPluginIndex(index);
+    checkPluginName(name);
+  } catch (error) {
+    throw new PluginSetupError(`plugin ${path ?? name}: ${(error as Error).message}`);
+  }
+  return { index, name };
+}
+
+export interface PluginDirs {
+  pluginPath: string;
+  configPath: string;
+}
+
+/**
+ * The plugin and config directories the adaptation reads. With executables
+ * to add, a private directory links the user's plugin directory entries
+ * and the executables (as `NN-name`); configs given inline are written to
+ * a private config directory next to copies of the user's.
+ */
+export async function preparePluginDirs(
+  work: string,
+  executables: { spec: Extract<PluginSpec, { executable: string }>; identity: Identity }[],
+  pluginDir: string | undefined,
+  configDir: string | undefined,
+): Promise<PluginDirs> {
+  let pluginPath = pluginDir ?? join(work, "no-plugins");
+  let configPath = configDir ?? join(work, "conf.d");
+  if (executables.length === 0) return { pluginPath, configPath };
+  pluginPath = join(work, "plugins");
+  await mkdir(pluginPath, { recursive: true });
+  if (pluginDir) {
+    for (const entry of await readdir(pluginDir)) await symlink(resolve(pluginDir, entry), join(pluginPath, entry));
+  }
+  const configs = executables.filter(({ spec }) => spec.config !== undefined);
+  if (configs.length > 0) {
+    configPath = join(work, "conf.d");
+    await mkdir(configPath, { recursive: true });
+    if (configDir) {
+      for (const entry of await readdir(configDir)) await copyFile(join(configDir, entry), join(configPath, entry));
+    }
+  }
+  for (const { spec, identity } of executables) {
+    const file = `${identity.index}-${identity.name}`;
+    await symlink(resolve(spec.executable), join(pluginPath, file));
+    if (spec.config !== undefined) await writeFile(join(configPath, `${file}.conf`), spec.config);
+  }
+  return { pluginPath, configPath };
+}
+
+/** A plugin the simulator started itself; it connects to the socket. */
+export interface ConnectedPlugin {
+  fullName: string;
+  source: PluginSource;
+  path?: string;
+  /** Whether its process has ended (module plugins). */
+  ended?(): boolean;
+  /**
+   * Resolves once the plugin has finished `calls` handler calls in all (so
+   * that their output has arrived), or after `timeoutMs` (module plugins).
+   */
+  settled?(calls: number, timeoutMs: number): Promise<void>;
+  /** Disconnects it (and ends its process). */
+  stop(): Promise<void>;
+}
+
+/** Receives a line a plugin printed or logged. */
+export type OutputSink = (plugin: string, text: string) => void;
+
+/** A stub logger that passes warnings and errors to the report. */
+function reportingLogger(fullName: string, output: OutputSink): Logger {
+  const quiet: LogFn = () => {};
+  const emit =
+    (level: string): LogFn =>
+    (first: object | string, msg?: string) =>
+      output(fullName, `${level}: ${typeof first === "string" ? first : (msg ?? "")}`);
+  return { debug: quiet, info: quiet, warn: emit("warn"), error: emit("error") };
+}
+
+/** Runs a plugin object in this process with a stub connected to `socketPath`. */
+export async function startObjectPlugin(
+  plugin: Plugin,
+  identity: Identity,
+  socketPath: string,
+  output: OutputSink,
+  source: PluginSource = "object",
+): Promise<ConnectedPlugin & { stub: Stub }> {
+  const fullName = `${identity.index}-${identity.name}`;
+  const stub = new Stub(plugin, {
+    ...identity,
+    socketPath,
+    env: {},
+    logger: reportingLogger(fullName, output),
+    onClose: () => {},
+  });
+  await stub.start();
+  return { fullName, source, stub, stop: () => stub.stop() };
+}
+
+/** The host script beside this module: `.ts` when running from sources. */
+function hostScript(): { path: string; fromSources: boolean } {
+  const here = fileURLToPath(import.meta.url);
+  const fromSources = here.endsWith(".ts");
+  return { path: join(here, "..", fromSources ? "plugin-host.ts" : "plugin-host.js"), fromSources };
+}
+
+const TYPESCRIPT = /\.(c|m)?tsx?$/;
+
+/** Node options for the child: ours (a TypeScript loader, if running under one), else tsx when the module needs it. */
+function childNodeOptions(modulePath: string, fromSources: boolean): string[] {
+  const options = [...process.execArgv];
+  const needsLoader = fromSources || TYPESCRIPT.test(modulePath);
+  if (needsLoader && !options.some((o) => o.includes("tsx"))) {
+    const loader = [modulePath, join(process.cwd(), "noop.js")]
+      .map((base) => {
+        try {
+          return createRequire(base).resolve("tsx");
+        } catch {
+          return undefined;
+        }
+      })
+      .find((found) => found !== undefined);
+    if (!loader) {
+      throw new PluginSetupError(
+        `${modulePath}: a TypeScript plugin needs a loader; install tsx next to it, or compile it and pass the .js file`,
+      );
+    }
+    options.push("--import", pathToFileURL(loader).href);
+  }
+  if (fromSources && !options.some((o) => o.includes("@nri-ts/source"))) options.push("--conditions=@nri-ts/source");
+  return options;
+}
+
+function forwardLines(stream: NodeJS.ReadableStream | null, onLine: (line: string) => void): void {
+  if (!stream) return;
+  createInterface({ input: stream, crlfDelay: Infinity }).on("line", onLine);
+}
+
+/** Runs a plugin module in a child process that connects to `socketPath`; `config` goes to the module's factory. */
+export function startModulePlugin(
+  modulePath: string,
+  identity: Identity,
+  socketPath: string,
+  output: OutputSink,
+  config = "",
+): ConnectedPlugin {
+  const fullName = `${identity.index}-${identity.name}`;
+  const path = resolve(modulePath);
+  const host = hostScript();
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...childNodeOptions(path, host.fromSources), host.path, path, identity.index, identity.name, socketPath, config],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let stopping = false;
+  let gone = false;
+  let calls = 0;
+  const waiting = new Set<() => void>();
+  forwardLines(child.stdout, (line) => {
+    if (line !== HANDLER_DONE_MARK) return output(fullName, line);
+    calls += 1;
+    for (const check of waiting) check();
+  });
+  forwardLines(child.stderr, (line) => output(fullName, line));
+  const ended = new Promise<void>((done) => {
+    const end = () => {
+      gone = true;
+      for (const check of waiting) check();
+      done();
+    };
+    child.on("error", (error) => {
+      output(fullName, `cannot run: ${error.message}`);
+      end();
+    });
+    child.on("exit", (code, signal) => {
+      if (!stopping) output(fullName, `exited ${signal ? `on ${signal}` : `with code ${code}`}`);
+      end();
+    });
+  });
+  return {
+    fullName,
+    source: "module",
+    path: modulePath,
+    ended: () => gone,
+    settled: (count, timeoutMs) =>
+      new Promise<void>((done) => {
+        const finish = () => {
+          clearTimeout(timer);
+          waiting.delete(check);
+          done();
+        };
+        const check = () => {
+          if (calls >= count || gone) finish();
+        };
+        const timer = setTimeout(finish, timeoutMs);
+        waiting.add(check);
+        check();
+      }),
+    async stop() {
+      stopping = true;
+      child.kill("SIGTERM");
+      await ended;
+    },
+  };
+}

@@ -1,0 +1,378 @@
+/**
+ * `simulate(scenario, options)`: the simulator as a library. It creates an
+ * @nri-ts/adaptation as a runtime would (with its own sync and update
+ * callbacks), starts the plugins, drives the scenario's steps through the
+ * adaptation, applies what the plugins ask for to the simulated containers,
+ * checks the `expect:` entries, and returns the report.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { Adaptation, type DefaultValidatorConfig, type Logger } from "@nri-ts/adaptation";
+import type { Plugin, Stub } from "@nri-ts/stub";
+import { applyUpdates } from "./apply-updates.js";
+import { type ClockKind, SimClock } from "./clock.js";
+import { containerView } from "./container-view.js";
+import { checkExpectation } from "./expect.js";
+import { parseScenario, scenarioFromObject } from "./parse-scenario.js";
+import {
+  type ConnectedPlugin,
+  defaultPluginIndex,
+  type Identity,
+  PluginSetupError,
+  type PluginSpec,
+  pluginIdentity,
+  preparePluginDirs,
+  startModulePlugin,
+  startObjectPlugin,
+} from "./plugin-sources.js";
+import { Recorder } from "./recorder.js";
+import type { ExpectationReport, PluginInfo, SimReport, StepReport } from "./report.js";
+import { SimRuntime } from "./runtime-state.js";
+import type { Scenario, Step } from "./scenario.js";
+import { StepRunner } from "./step-runner.js";
+
+/** The report's head: known once the plugins are connected. */
+export type SetupReport = Pick<SimReport, "scenario" | "file" | "runtime" | "plugins" | "setup">;
+
+/** Hears about a simulation as it goes (the CLI prints from these). */
+export interface SimObserver {
+  /** External plugins may connect to this socket. */
+  listening?(socketPath: string): void;
+  /** The plugins are connected and synchronized. */
+  setupDone?(report: SetupReport): void;
+  stepStarted?(number: number, step: Step, total: number): void;
+  stepDone?(step: StepReport, expectations: ExpectationReport[]): void;
+}
+
+export interface SimulateOptions {
+  /** Plugins to run: objects (in this process), modules (child processes) or executables (launched by the runtime). */
+  plugins?: PluginSpec[];
+  /** A directory of `NN-name` executables the runtime launches, as /opt/nri/plugins. */
+  pluginDir?: string;
+  /** Their configuration files (`NN-name.conf` or `name.conf`), as /etc/nri/conf.d. */
+  configDir?: string;
+  /** The socket external plugins connect to; default a private temporary one. */
+  socketPath?: string;
+  /** Wait for this many external plugins (started by you) before the first step. */
+  waitPlugins?: number;
+  /** How long to wait for plugins to connect; default 60 s with `waitPlugins`, 15 s otherwise. */
+  waitTimeoutMs?: number;
+  /** The runtime's builtin default validator (runs when `enable` is set). */
+  defaultValidator?: DefaultValidatorConfig;
+  /** `virtual` makes timestamps the same on every run; default `wall`. */
+  clock?: ClockKind;
+  observer?: SimObserver;
+  /** Where the adaptation logs; default nowhere. */
+  logger?: Logger;
+}
+
+const DEFAULT_WAIT_MS = 15_000;
+/** How long to wait for a plugin's output about requests it has answered. */
+const OUTPUT_SETTLE_MS = 1000;
+const DEFAULT_EXTERNAL_WAIT_MS = 60_000;
+const POLL_MS = 5;
+
+function toScenario(input: Scenario | string | object): Scenario {
+  if (typeof input === "string") return parseScenario(input);
+  const candidate = input as Partial<Scenario>;
+  const parsed =
+    typeof candidate.runtime === "object" &&
+    Array.isArray(candidate.steps) &&
+    candidate.steps.every((s) => typeof (s as Partial<Step>).kind === "string" && typeof (s as Partial<Step>).text === "string");
+  return parsed ? (input as Scenario) : scenarioFromObject(input);
+}
+
+/** A plugin that only sends what `plugin-update` steps tell it to; it handles one event so that the stub accepts it. */
+const SCRIPTED_PLUGIN: Plugin = { removePodSandbox() {} };
+
+function scriptedIdentity(fullName: string): Identity {
+  const dash = fullName.indexOf("-");
+  return pluginIdentity({ plugin: SCRIPTED_PLUGIN, index: fullName.slice(0, dash), name: fullName.slice(dash + 1) }, "99");
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Failed expectations, unexpected step errors, unexpected plugin losses, setup errors: one line each. */
+function failuresOf(report: Omit<SimReport, "ok" | "failures">, scenario: Scenario): string[] {
+  const failures = report.setup.errors.map((error) => `setup: ${error}`);
+  for (const step of report.steps) {
+    const expected = scenario.expect.filter((e) => e.step === step.number - 1);
+    if (!step.ok && !expected.some((e) => e.error !== undefined || e.ok === false)) {
+      failures.push(`step ${step.number} (${step.step}) failed: ${step.error}`);
+    }
+    const allowed = new Set(expected.flatMap((e) => e.closed ?? []));
+    for (const plugin of step.closed.filter((p) => !allowed.has(p))) {
+      failures.push(`step ${step.number} (${step.step}): plugin ${plugin} was dropped by the runtime`);
+    }
+  }
+  for (const result of report.expectations.filter((e) => !e.ok)) {
+    failures.push(`expectation${result.line !== undefined ? ` at line ${result.line}` : ""} after step ${result.step} (${result.stepText}) failed`);
+  }
+  return failures;
+}
+
+/** One run: the adaptation, the simulated runtime and the plugins, from setup to teardown. */
+class Simulation {
+  private readonly clock: SimClock;
+  private readonly runtime: SimRuntime;
+  private readonly recorder: Recorder;
+  private readonly runner: StepRunner;
+  private readonly nri: Adaptation;
+  private readonly identities: Identity[];
+  private readonly scripted: Identity[];
+  private readonly hidden: Set<string>;
+  private readonly connected: ConnectedPlugin[] = [];
+  private readonly scriptedStubs = new Map<string, Stub>();
+  private readonly setupErrors: string[] = [];
+  private readonly socketPath: string;
+
+  constructor(
+    private readonly scenario: Scenario,
+    private readonly options: SimulateOptions,
+    work: string,
+    dirs: { pluginPath: string; configPath: string },
+    identities: Identity[],
+    scripted: Identity[],
+  ) {
+    this.identities = identities;
+    this.scripted = scripted;
+    this.hidden = new Set(scripted.map(({ index, name }) => `${index}-${name}`));
+    this.socketPath = options.socketPath ?? join(work, "nri.sock");
+    this.clock = new SimClock(options.clock);
+    this.runtime = new SimRuntime(scenario, () => this.clock.now());
+    this.recorder = new Recorder(this.hidden);
+    const { runtime: spec } = scenario;
+    this.nri = new Adaptation(
+      spec.name,
+      spec.version,
+      async (synchronize) => {
+        const { pods, containers } = this.runtime.snapshot();
+        const updates = await synchronize(pods, containers);
+        this.recorder.current.updates.push(...applyUpdates(this.runtime, updates, "Synchronize").reports);
+      },
+      async (updates, origin) => {
+        const { reports, failed } = applyUpdates(this.runtime, updates, `unsolicited from ${origin.plugin}`);
+        this.recorder.current.updates.push(...reports);
+        for (const e of origin.evictions) this.runner.requestEviction(e.containerId, e.reason, origin.plugin);
+        return failed;
+      },
+      {
+        socketPath: this.socketPath,
+        pluginPath: dirs.pluginPath,
+        pluginConfigPath: dirs.configPath,
+        ...(spec.registrationTimeoutMs !== undefined && { registrationTimeoutMs: spec.registrationTimeoutMs }),
+        ...(spec.requestTimeoutMs !== undefined && { requestTimeoutMs: spec.requestTimeoutMs }),
+        ...(options.defaultValidator && { defaultValidator: options.defaultValidator }),
+        ...(options.logger && { logger: options.logger }),
+        metrics: this.recorder,
+      },
+    );
+    this.runner = new StepRunner(
+      this.nri,
+      this.runtime,
+      this.recorder,
+      (plugin, updates, evictions) => this.sendScripted(plugin, updates, evictions),
+      async (ms) => {
+        this.clock.advance(ms);
+        await sleep(ms);
+      },
+    );
+  }
+
+  private output = (plugin: string, text: string): void => {
+    this.recorder.current.output.push({ plugin, text });
+  };
+
+  private async sendScripted(plugin: string, updates: Parameters<Stub["updateContainers"]>[0], evictions: { container: string; reason: string }[]): Promise<void> {
+    const stub = this.scriptedStubs.get(plugin);
+    if (!stub) throw new Error(`plugin ${plugin} is not connected`);
+    const failed = await stub.updateContainers(
+      updates,
+      evictions.map((e) => ({ containerId: this.runtime.container(e.container).spec.id, reason: e.reason })),
+    );
+    if (failed.length > 0) throw new Error(`the runtime reports ${failed.length} failed update(s)`);
+  }
+
+  /** Starts the runtime side and the plugins; false when the runtime could not start. */
+  async setUp(): Promise<boolean> {
+    try {
+      await this.nri.start();
+    } catch (error) {
+      this.setupErrors.push(`the runtime could not start: ${messageOf(error)}`);
+      return false;
+    }
+    this.options.observer?.listening?.(this.socketPath);
+    await this.startPlugins();
+    await this.waitForPlugins();
+    return true;
+  }
+
+  private async startPlugins(): Promise<void> {
+    const specs = this.options.plugins ?? [];
+    const starts = specs.map(async (spec, i) => {
+      if ("plugin" in spec) this.connected.push(await startObjectPlugin(spec.plugin, this.identities[i], this.socketPath, this.output));
+      else if ("module" in spec) {
+        this.connected.push(startModulePlugin(spec.module, this.identities[i], this.socketPath, this.output, spec.config));
+      }
+    });
+    const scripted = this.scripted.map(async (identity) => {
+      const started = await startObjectPlugin(SCRIPTED_PLUGIN, identity, this.socketPath, this.output, "scripted");
+      this.scriptedStubs.set(started.fullName, started.stub);
+      this.connected.push(started);
+    });
+    for (const result of await Promise.allSettled([...starts, ...scripted])) {
+      if (result.status === "rejected") this.setupErrors.push(messageOf(result.reason));
+    }
+  }
+
+  /** Waits until the plugins started here, and `waitPlugins` others, are active (or gone, or out of time). */
+  private async waitForPlugins(): Promise<void> {
+    const wanted = new Set(this.connected.map((p) => p.fullName));
+    const extra = this.options.waitPlugins ?? 0;
+    const timeout = this.options.waitTimeoutMs ?? (extra > 0 ? DEFAULT_EXTERNAL_WAIT_MS : DEFAULT_WAIT_MS);
+    const deadline = Date.now() + timeout;
+    for (;;) {
+      const active = this.nri.plugins;
+      const absent = [...wanted].filter((name) => !active.some((p) => p.fullName === name));
+      const others = active.filter((p) => p.kind === "external" && !wanted.has(p.fullName)).length;
+      const externals = Math.max(0, extra - others);
+      if (absent.length === 0 && externals === 0) return;
+      const allGone = absent.every((name) => this.connected.find((p) => p.fullName === name)?.ended?.());
+      if (Date.now() > deadline || (allGone && externals === 0)) {
+        for (const name of absent) this.setupErrors.push(`plugin ${name} did not connect`);
+        if (externals > 0) this.setupErrors.push(`${externals} of ${extra} external plugin(s) did not connect within ${timeout} ms`);
+        return;
+      }
+      await sleep(POLL_MS);
+    }
+  }
+
+  /** Waits for the output module plugins printed while handling the requests so far. */
+  async settleOutput(): Promise<void> {
+    await Promise.all(
+      this.connected.map((p) => p.settled?.(this.recorder.calls.get(p.fullName) ?? 0, OUTPUT_SETTLE_MS)),
+    );
+  }
+
+  async setupReport(): Promise<SetupReport> {
+    await this.settleOutput();
+    const sources = new Map(this.connected.map((p) => [p.fullName, p]));
+    const executables = new Map<string, string>(
+      (this.options.plugins ?? []).flatMap((spec, i): [string, string][] =>
+        "executable" in spec ? [[`${this.identities[i].index}-${this.identities[i].name}`, spec.executable]] : [],
+      ),
+    );
+    const plugins: PluginInfo[] = this.nri.plugins
+      .filter((p) => !this.hidden.has(p.fullName))
+      .map((p) => {
+        const known = sources.get(p.fullName);
+        if (known) return { name: p.fullName, source: known.source, ...(known.path && { path: known.path }) };
+        const path = executables.get(p.fullName);
+        if (p.kind === "launched") return { name: p.fullName, source: "executable", ...(path && { path }) };
+        return { name: p.fullName, source: p.kind === "builtin" ? "builtin" : "external" };
+      });
+    const record = this.recorder.next();
+    return {
+      scenario: this.scenario.name,
+      ...(this.scenario.file !== undefined && { file: this.scenario.file }),
+      runtime: { name: this.scenario.runtime.name, version: this.scenario.runtime.version },
+      plugins,
+      setup: { events: record.events, updates: record.updates, errors: this.setupErrors, output: record.output },
+    };
+  }
+
+  private view(key: string) {
+    const c = this.runtime.containers.get(key);
+    return c && c.phase !== "declared"
+      ? containerView(c.container, c.spec.pod, this.clock.now(), c.phase === "removed")
+      : undefined;
+  }
+
+  async runStep(step: Step, index: number): Promise<{ report: StepReport; expectations: ExpectationReport[] }> {
+    this.clock.step();
+    const before = this.nri.plugins.map((p) => p.fullName);
+    const outcome = await this.runner.run(step);
+    await this.runner.finishEvictions();
+    await this.settleOutput();
+    const record = this.recorder.next();
+    const after = new Set(this.nri.plugins.map((p) => p.fullName));
+    const container = "container" in step ? this.view(step.container) : undefined;
+    const report: StepReport = {
+      number: index + 1,
+      step: step.text,
+      ...(step.line !== undefined && { line: step.line }),
+      ok: outcome.error === undefined,
+      ...(outcome.error !== undefined && { error: outcome.error }),
+      events: record.events,
+      ...(outcome.adjustment !== undefined && { adjustment: outcome.adjustment }),
+      changes: outcome.changes,
+      updates: record.updates,
+      evictions: record.evictions,
+      validation: outcome.validation,
+      closed: before.filter((name) => !after.has(name) && !this.hidden.has(name)),
+      ignored: outcome.ignored,
+      output: record.output,
+      ...(container && { container }),
+    };
+    const expectations = this.scenario.expect
+      .filter((e) => e.step === index)
+      .map((e) => checkExpectation(e, report, (key) => this.view(key)));
+    return { report, expectations };
+  }
+
+  async tearDown(): Promise<void> {
+    await Promise.allSettled(this.connected.map((p) => p.stop()));
+    await this.nri.stop();
+  }
+}
+
+/**
+ * Runs a scenario (parsed, YAML text, or an object of the YAML's shape)
+ * with the given plugins and returns the report. What plugins do never
+ * makes it throw; it throws ScenarioError for a bad scenario and
+ * PluginSetupError for plugins it cannot set up.
+ */
+export async function simulate(input: Scenario | string | object, options: SimulateOptions = {}): Promise<SimReport> {
+  const scenario = toScenario(input);
+  const specs = options.plugins ?? [];
+  const identities = specs.map((spec, i) => pluginIdentity(spec, defaultPluginIndex(i)));
+  const scriptedNames = [...new Set(scenario.steps.flatMap((s) => (s.kind === "plugin-update" ? [s.plugin] : [])))];
+  const scripted = scriptedNames.map(scriptedIdentity);
+  const fullNames = [...identities, ...scripted].map(({ index, name }) => `${index}-${name}`);
+  const duplicate = fullNames.find((name, i) => fullNames.indexOf(name) !== i);
+  if (duplicate) throw new PluginSetupError(`two plugins are named ${duplicate}`);
+
+  const work = await mkdtemp(join(tmpdir(), "nri-sim-"));
+  try {
+    const executables = specs.flatMap((spec, i) => ("executable" in spec ? [{ spec, identity: identities[i] }] : []));
+    const dirs = await preparePluginDirs(work, executables, options.pluginDir, options.configDir);
+    const simulation = new Simulation(scenario, options, work, dirs, identities, scripted);
+    try {
+      const started = await simulation.setUp();
+      const head = await simulation.setupReport();
+      options.observer?.setupDone?.(head);
+      const steps: StepReport[] = [];
+      const expectations: ExpectationReport[] = [];
+      if (started) {
+        for (const [i, step] of scenario.steps.entries()) {
+          options.observer?.stepStarted?.(i + 1, step, scenario.steps.length);
+          const { report, expectations: checked } = await simulation.runStep(step, i);
+          steps.push(report);
+          expectations.push(...checked);
+          options.observer?.stepDone?.(report, checked);
+        }
+      }
+      const partial = { ...head, steps, expectations };
+      const failures = failuresOf(partial, scenario);
+      return { ...partial, ok: failures.length === 0, failures };
+    } finally {
+      await simulation.tearDown();
+    }
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
