@@ -1,7 +1,6 @@
 import type { KeyValue, LinuxDevice, Mount } from "@nri-ts/api";
-import { Field } from "@nri-ts/api";
+import { Field, parseRemovalMarker } from "@nri-ts/api";
 import type { CompoundField } from "./fields.js";
-import { parseRemovalMarker } from "./markers.js";
 import type { AdjustmentTarget } from "./merge-context.js";
 
 /** How one kind of list is merged: reply items of type T, request copy entries of type R. */

@@ -1,6 +1,5 @@
-import { Field, LinuxNetDevice } from "@nri-ts/api";
+import { Field, LinuxNetDevice, markForRemoval, parseRemovalMarker } from "@nri-ts/api";
 import type { CompoundField } from "./fields.js";
-import { markForRemoval, parseRemovalMarker } from "./markers.js";
 import type { AdjustmentTarget } from "./merge-context.js";
 
 /** Where one plugin's map is merged. */

@@ -1,6 +1,5 @@
 import type { LinuxNamespace } from "@nri-ts/api";
-import { Field } from "@nri-ts/api";
-import { parseRemovalMarker } from "./markers.js";
+import { Field, parseRemovalMarker } from "@nri-ts/api";
 import type { AdjustmentTarget } from "./merge-context.js";
 
 /**

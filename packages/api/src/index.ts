@@ -50,7 +50,13 @@ export {
   PLUGIN_NAME_ENV,
   PLUGIN_SOCKET_ENV,
 } from "./plugin.js";
-export { clearRemovalMarker, isMarkedForRemoval, markForRemoval } from "./removal.js";
+export {
+  clearRemovalMarker,
+  isMarkedForRemoval,
+  type MarkedKey,
+  markForRemoval,
+  parseRemovalMarker,
+} from "./removal.js";
 export { type DeviceCgroupRule, LinuxResourceSetters } from "./resource-setters.js";
 export {
   type ContainerStatus,

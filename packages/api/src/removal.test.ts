@@ -1,5 +1,6 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { clearRemovalMarker, isMarkedForRemoval, markForRemoval } from "./removal.js";
+import { clearRemovalMarker, isMarkedForRemoval, markForRemoval, parseRemovalMarker } from "./removal.js";
 
 describe("removal markers", () => {
   it("prefix one dash and strip only the first", () => {
@@ -14,5 +15,23 @@ describe("removal markers", () => {
     expect(clearRemovalMarker("")).toBe("");
     expect(isMarkedForRemoval("-")).toBe(true);
     expect(clearRemovalMarker("-")).toBe("");
+  });
+
+  it.each([
+    ["-key", { key: "key", marked: true }],
+    ["key", { key: "key", marked: false }],
+    ["--key", { key: "-key", marked: true }],
+    ["-", { key: "", marked: true }],
+    ["", { key: "", marked: false }],
+  ])("parse %j", (text, expected) => {
+    expect(parseRemovalMarker(text)).toStrictEqual(expected);
+  });
+
+  it("parse what marking made back into the key", () => {
+    fc.assert(
+      fc.property(fc.string(), (key) => {
+        expect(parseRemovalMarker(markForRemoval(key))).toStrictEqual({ key, marked: true });
+      }),
+    );
   });
 });

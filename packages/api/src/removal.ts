@@ -20,3 +20,15 @@ export function isMarkedForRemoval(key: string): boolean {
 export function clearRemovalMarker(key: string): string {
   return isMarkedForRemoval(key) ? key.slice(1) : key;
 }
+
+/** A key read as a possible removal marker: the unmarked key, and whether it was marked. */
+export interface MarkedKey {
+  readonly key: string;
+  readonly marked: boolean;
+}
+
+/** Splits a key into its unmarked form and whether it asked for a removal. */
+export function parseRemovalMarker(key: string): MarkedKey {
+  const marked = isMarkedForRemoval(key);
+  return { key: marked ? key.slice(1) : key, marked };
+}
