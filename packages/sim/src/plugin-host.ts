@@ -26,7 +26,7 @@ async function main(): Promise<void> {
     name,
     socketPath,
     env: {},
-    logger: createLogger({ level: "warn", stream: process.stdout }),
+    logger: createLogger({ level: "info", stream: process.stdout }),
   });
 }
 
