@@ -42,6 +42,7 @@ import { comparePlugins } from "./plugin-order.js";
 import type { PluginRequest } from "./plugin-transport.js";
 import { StopContainerResult, type MergedUpdateContainerResponse, UpdateContainerResult } from "./update-container-result.js";
 import { firstValidationError } from "./validation.js";
+import { errorText } from "./error-text.js";
 
 /** Hands the adaptation's synchronization to the runtime's state: pods and containers in, the plugins' updates out. */
 export type SyncCallback = (pods: PodSandbox[], containers: Container[]) => Promise<ContainerUpdate[]>;
@@ -122,9 +123,6 @@ export class AdaptationError extends Error {
   override readonly name = "AdaptationError";
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /**
  * The runtime side of NRI: hosts plugins (launched from the plugin
@@ -417,12 +415,12 @@ export class Adaptation {
         try {
           if (await isWasm(found.path)) throw new Error(`can't load WASM plugin ${found.path}: no WASM support`);
           const launched = await launchPlugin(found.path, found.index, found.name).catch((error: unknown) => {
-            throw new Error(`failed to launch plugin ${JSON.stringify(fullName)}: ${messageOf(error)}`, { cause: error });
+            throw new Error(`failed to launch plugin ${JSON.stringify(fullName)}: ${errorText(error)}`, { cause: error });
           });
           const { index, name, config } = found;
           plugin = this.#newPlugin("launched", { index, name, config }, { socket: launched.socket, child: launched.child });
         } catch (error) {
-          this.#logger.warn(`failed to initialize pre-installed NRI plugin ${JSON.stringify(found.name)}: ${messageOf(error)}`, {
+          this.#logger.warn(`failed to initialize pre-installed NRI plugin ${JSON.stringify(found.name)}: ${errorText(error)}`, {
             plugin: fullName,
             error,
           });
@@ -431,7 +429,7 @@ export class Adaptation {
         try {
           await plugin.start();
         } catch (error) {
-          this.#logger.warn(`failed to start pre-installed NRI plugin ${JSON.stringify(found.name)}: ${messageOf(error)}`, {
+          this.#logger.warn(`failed to start pre-installed NRI plugin ${JSON.stringify(found.name)}: ${errorText(error)}`, {
             plugin: fullName,
             error,
           });
@@ -450,7 +448,7 @@ export class Adaptation {
             updates.push(...(await plugin.synchronize(pods, containers)));
           } catch (error) {
             await plugin.stop();
-            this.#logger.warn(`failed to synchronize pre-installed NRI plugin ${JSON.stringify(plugin.fullName)}: ${messageOf(error)}`, {
+            this.#logger.warn(`failed to synchronize pre-installed NRI plugin ${JSON.stringify(plugin.fullName)}: ${errorText(error)}`, {
               plugin: plugin.fullName,
               error,
             });
@@ -463,7 +461,7 @@ export class Adaptation {
       try {
         await this.#syncFn(synchronize);
       } catch (error) {
-        throw new AdaptationError(`failed to synchronize pre-installed NRI Plugins: ${messageOf(error)}`, { cause: error });
+        throw new AdaptationError(`failed to synchronize pre-installed NRI Plugins: ${errorText(error)}`, { cause: error });
       }
     } catch (error) {
       await Promise.all(plugins.map((plugin) => plugin.stop()));
@@ -485,7 +483,7 @@ export class Adaptation {
     try {
       await plugin.start();
     } catch (error) {
-      throw new AdaptationError(`failed to start builtin NRI plugin ${JSON.stringify(name)}: ${messageOf(error)}`, {
+      throw new AdaptationError(`failed to start builtin NRI plugin ${JSON.stringify(name)}: ${errorText(error)}`, {
         cause: error,
       });
     }
@@ -507,7 +505,7 @@ export class Adaptation {
     try {
       await plugin.start();
     } catch (error) {
-      this.#logger.error(`failed to start external plugin: ${messageOf(error)}`, { error });
+      this.#logger.error(`failed to start external plugin: ${errorText(error)}`, { error });
       return;
     } finally {
       this.#connecting = undefined;
@@ -521,7 +519,7 @@ export class Adaptation {
       try {
         await this.#syncFn((pods, containers) => plugin.synchronize(pods, containers));
       } catch (error) {
-        this.#logger.error(`failed to synchronize plugin: ${messageOf(error)}`, { plugin: plugin.fullName, error });
+        this.#logger.error(`failed to synchronize plugin: ${errorText(error)}`, { plugin: plugin.fullName, error });
         plugin.close();
         return;
       }

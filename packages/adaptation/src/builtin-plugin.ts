@@ -33,6 +33,7 @@ import {
   type PluginResponse,
   type PluginTransport,
 } from "./plugin-transport.js";
+import { errorText } from "./error-text.js";
 
 type Awaitable<T> = T | Promise<T>;
 
@@ -122,7 +123,7 @@ export class BuiltinTransport implements PluginTransport {
       };
       return responseType.fromPartial(answer);
     } catch (error) {
-      const text = error instanceof Error ? error.message : String(error);
+      const text = errorText(error);
       if (controller.signal.aborted) {
         throw new CallFailure("context deadline exceeded", Status.DEADLINE_EXCEEDED, text, "deadline", { cause: error });
       }
@@ -152,7 +153,7 @@ export class BuiltinTransport implements PluginTransport {
           await handlers.validateContainerAdjustment?.(request as ValidateContainerAdjustmentRequest, signal);
           return { reject: false, reason: "" };
         } catch (error) {
-          return { reject: true, reason: error instanceof Error ? error.message : String(error) };
+          return { reject: true, reason: errorText(error) };
         }
       case "shutdown":
       case "stateChange":

@@ -1,4 +1,5 @@
 import { parse } from "yaml";
+import { errorText } from "./error-text.js";
 
 /** Configuration of the builtin default validator; every switch defaults to off. */
 export interface DefaultValidatorConfig {
@@ -94,7 +95,7 @@ export function parseDefaultValidatorConfig(input: string | Readonly<Record<stri
   try {
     source = fromYaml ? (parse(input) ?? {}) : input;
   } catch (error) {
-    throw new DefaultValidatorConfigError(`default validator config: ${error instanceof Error ? error.message : String(error)}`);
+    throw new DefaultValidatorConfigError(`default validator config: ${errorText(error)}`);
   }
   if (typeof source !== "object" || source === null || Array.isArray(source)) {
     throw new DefaultValidatorConfigError("default validator config: expected a mapping of settings");

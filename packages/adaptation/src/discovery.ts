@@ -1,6 +1,7 @@
 import { lstat, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parsePluginName } from "@nri-ts/api";
+import { errorText } from "./error-text.js";
 
 /** A plugin found in the plugin directory, to be launched. */
 export interface DiscoveredPlugin {
@@ -21,9 +22,6 @@ function isNotFound(error: unknown): boolean {
   return (error as NodeJS.ErrnoException).code === "ENOENT";
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /**
  * The plugin's configuration: `<configDir>/<idx>-<name>.conf`, else
@@ -36,7 +34,7 @@ async function readPluginConfig(configDir: string, index: string, name: string):
       return await readFile(join(configDir, file), "utf8");
     } catch (error) {
       if (!isNotFound(error)) {
-        throw new Error(`failed to read configuration for plugin "${fullName}": ${messageOf(error)}`, { cause: error });
+        throw new Error(`failed to read configuration for plugin "${fullName}": ${errorText(error)}`, { cause: error });
       }
     }
   }
@@ -55,7 +53,7 @@ async function readPluginConfig(configDir: string, index: string, name: string):
  */
 export async function discoverPlugins(pluginDir: string, configDir: string): Promise<DiscoveredPlugin[]> {
   const fail = (error: unknown) =>
-    new DiscoveryError(`failed to discover plugins in ${pluginDir}: ${messageOf(error)}`, { cause: error });
+    new DiscoveryError(`failed to discover plugins in ${pluginDir}: ${errorText(error)}`, { cause: error });
   let entries: string[];
   try {
     entries = await readdir(pluginDir);

@@ -20,6 +20,7 @@ import {
   type PluginTransport,
 } from "./plugin-transport.js";
 import { goStatusText } from "./status-text.js";
+import { errorText } from "./error-text.js";
 
 /** What the runtime side answers a connected plugin. */
 export interface RuntimeService {
@@ -114,7 +115,7 @@ export class RemotePluginConnection implements PluginTransport {
 
   #failure(error: unknown, deadline: number): CallFailure {
     if (!(error instanceof ClientError)) {
-      const text = error instanceof Error ? error.message : String(error);
+      const text = errorText(error);
       return new CallFailure(text, Status.INTERNAL, text, undefined, { cause: error });
     }
     const { code, details } = error;

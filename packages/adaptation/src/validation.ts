@@ -8,6 +8,7 @@ import type {
   ValidateContainerAdjustmentResponse,
 } from "@nri-ts/api";
 import { goQuote } from "./go-strconv.js";
+import { errorText } from "./error-text.js";
 
 /**
  * Collects a ValidateContainerAdjustmentRequest while a container is
@@ -76,7 +77,7 @@ export class ValidatorFailedError extends Error {
     readonly plugin: string,
     override readonly cause: unknown,
   ) {
-    super(`validator plugin ${plugin} failed: ${cause instanceof Error ? cause.message : String(cause)}`);
+    super(`validator plugin ${plugin} failed: ${errorText(cause)}`);
   }
 }
 
