@@ -1,8 +1,7 @@
 import type { ValidateContainerAdjustmentRequest, ValidateContainerAdjustmentResponse } from "@nri-ts/api";
-import { Field, SecurityProfile_ProfileType } from "@nri-ts/api";
+import { Field, goQuote, ParseBoolError, parseGoBool, SecurityProfile_ProfileType } from "@nri-ts/api";
 import { effectiveAnnotation, REQUIRED_PLUGINS_ANNOTATION } from "./annotations.js";
 import type { DefaultValidatorConfig } from "./default-validator-config.js";
-import { goQuote, ParseBoolError, parseGoBool } from "./go-strconv.js";
 import { compoundOwner, compoundOwners, simpleOwner } from "./owners.js";
 import { pluginMap } from "./validation.js";
 import { parseYamlStringList, YamlListError } from "./yaml-string-list.js";

@@ -19,7 +19,6 @@ export {
 export type { DefaultValidatorConfig } from "./default-validator-config.js";
 export { fieldName } from "./fields.js";
 export type { CompoundField, SimpleField } from "./fields.js";
-export { ParseBoolError, goQuote, parseGoBool } from "./go-strconv.js";
 export { CreationUpdateError } from "./merge-updates.js";
 export type { MergedUpdate } from "./merge-updates.js";
 export type {

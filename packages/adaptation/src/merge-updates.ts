@@ -1,7 +1,6 @@
 import type { ContainerUpdate } from "@nri-ts/api";
-import { Field } from "@nri-ts/api";
+import { Field, goQuote } from "@nri-ts/api";
 import { copyResources } from "./copy-resources.js";
-import { goQuote } from "./go-strconv.js";
 import type { Claimant } from "./merge-resources.js";
 import { mergeCpu, mergeMemory } from "./merge-resources.js";
 import type { FilledResources, FilledUpdateContainerRequest } from "./normalize.js";

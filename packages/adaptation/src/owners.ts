@@ -1,8 +1,7 @@
 import type { CompoundFieldOwners, FieldOwners, OwningPlugins } from "@nri-ts/api";
-import { Field, markForRemoval, parseRemovalMarker } from "@nri-ts/api";
+import { Field, goQuote, markForRemoval, parseRemovalMarker } from "@nri-ts/api";
 import type { CompoundField, SimpleField } from "./fields.js";
 import { fieldName } from "./fields.js";
-import { goQuote } from "./go-strconv.js";
 
 /**
  * Two plugins set the same field (or the same entry of a compound field) of

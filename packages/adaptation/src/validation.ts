@@ -7,7 +7,7 @@ import type {
   ValidateContainerAdjustmentRequest,
   ValidateContainerAdjustmentResponse,
 } from "@nri-ts/api";
-import { goQuote } from "./go-strconv.js";
+import { goQuote } from "@nri-ts/api";
 import { errorText } from "./error-text.js";
 
 /**

@@ -4,6 +4,7 @@
  * int32 like the wire field.
  */
 import { Event } from "./gen/nri/pkg/api/v1alpha1/api.js";
+import { goQuote, goTrimSpace } from "./go-text.js";
 
 export type EventMask = number;
 
@@ -35,7 +36,7 @@ export class UnknownEventError extends Error {
   override readonly name = "UnknownEventError";
 
   constructor(readonly event: string) {
-    super(`unknown event ${JSON.stringify(event)}`);
+    super(`unknown event ${goQuote(event)}`);
   }
 }
 
@@ -93,7 +94,7 @@ export function parseEventMask(...lists: string[]): EventMask {
   let mask = 0;
   for (const list of lists) {
     for (const entry of list.split(",")) {
-      const name = entry.trim();
+      const name = goTrimSpace(entry);
       const lower = name.toLowerCase();
       if (lower === "all") {
         mask |= ALL_EVENTS;

@@ -22,6 +22,7 @@ export {
   UnknownEventError,
 } from "./events.js";
 export { type ExitCodeMeaning, explainExitCode, signalName } from "./exit-code.js";
+export { goQuote, goQuoteRune, goTrimSpace, ParseBoolError, parseGoBool } from "./go-text.js";
 export {
   type Int64Like,
   optionalBool,

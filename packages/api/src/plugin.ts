@@ -8,6 +8,8 @@
  * RegisterPlugin. The error texts match the Go reference's.
  */
 
+import { goQuote, goQuoteRune } from "./go-text.js";
+
 /** Where a runtime listens for external plugins. */
 export const DEFAULT_SOCKET_PATH = "/var/run/nri/nri.sock";
 /** Where a runtime looks for plugins to launch. */
@@ -58,10 +60,10 @@ const utf8 = new TextEncoder();
 export function checkPluginIndex(index: string): void {
   // Go measures the length in bytes, so a non-ASCII character counts as several.
   if (utf8.encode(index).length !== 2) {
-    throw new InvalidPluginIndexError(index, `invalid plugin index ${JSON.stringify(index)}, must be 2 digits`);
+    throw new InvalidPluginIndexError(index, `invalid plugin index ${goQuote(index)}, must be 2 digits`);
   }
   if (!/^[0-9]{2}$/.test(index)) {
-    throw new InvalidPluginIndexError(index, `invalid plugin index ${JSON.stringify(index)} (not [0-9][0-9])`);
+    throw new InvalidPluginIndexError(index, `invalid plugin index ${goQuote(index)} (not [0-9][0-9])`);
   }
 }
 
@@ -76,7 +78,7 @@ export function checkPluginName(name: string): void {
     if (!/^[A-Za-z0-9_.+-]$/.test(char)) {
       throw new InvalidPluginNameError(
         name,
-        `invalid plugin name ${JSON.stringify(name)}: contains invalid character '${char}'`,
+        `invalid plugin name ${goQuote(name)}: contains invalid character ${goQuoteRune(char)}`,
       );
     }
   }
@@ -92,7 +94,7 @@ export function parsePluginName(fullName: string): { index: string; name: string
   if (dash < 0) {
     throw new InvalidPluginNameError(
       fullName,
-      `invalid plugin name ${JSON.stringify(fullName)}, idx-pluginname expected`,
+      `invalid plugin name ${goQuote(fullName)}, idx-pluginname expected`,
     );
   }
   const index = fullName.slice(0, dash);

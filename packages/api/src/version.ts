@@ -6,6 +6,7 @@
  * version get it inferred from their own name and version.
  */
 import { compareSemVer, parseSemVer } from "./semver.js";
+import { goQuote } from "./go-text.js";
 
 /** The NRI protocol version this package speaks (github.com/containerd/nri v0.12.2). */
 export const NRI_VERSION = "v0.12.2";
@@ -97,7 +98,7 @@ function splitOnce(text: string, separator: string): [string, string | undefined
 export function inferRuntimeNriVersion(runtimeName: string, runtimeVersion: string): string {
   const releases = Object.hasOwn(RUNTIME_RELEASES, runtimeName) ? RUNTIME_RELEASES[runtimeName] : undefined;
   if (!releases) {
-    throw new VersionInferenceError(`can't infer version for unknown runtime ${JSON.stringify(runtimeName)}`);
+    throw new VersionInferenceError(`can't infer version for unknown runtime ${goQuote(runtimeName)}`);
   }
   const version = stripGitDescribeSuffix(runtimeVersion);
   let best: { release: string; nri: string } | undefined;

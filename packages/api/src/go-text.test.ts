@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { goQuote, ParseBoolError, parseGoBool } from "./go-strconv.js";
+import { goQuote, goQuoteRune, goTrimSpace, ParseBoolError, parseGoBool } from "./go-text.js";
 
 describe("goQuote (Go's %q)", () => {
   it.each([
@@ -39,5 +39,33 @@ describe("parseGoBool (Go's strconv.ParseBool)", () => {
   it.each(["", "yes", "tRUE", " true", "2"])("rejects %j with Go's text", (text) => {
     expect(() => parseGoBool(text)).toThrow(new ParseBoolError(text));
     expect(() => parseGoBool(text)).toThrow(`strconv.ParseBool: parsing ${JSON.stringify(text)}: invalid syntax`);
+  });
+});
+
+describe("goQuoteRune (Go's %q of a rune)", () => {
+  it.each([
+    ["a", "'a'"],
+    ["'", "'\\''"],
+    ['"', `'"'`],
+    ["\\", "'\\\\'"],
+    ["\t", "'\\t'"],
+    ["\x00", "'\\x00'"],
+    ["\u200b", "'\\u200b'"],
+    ["✓", "'✓'"],
+  ])("quotes %j as %s", (input, quoted) => {
+    expect(goQuoteRune(input)).toBe(quoted);
+  });
+});
+
+describe("goTrimSpace (Go's strings.TrimSpace)", () => {
+  it.each([
+    [" \t\n pod \r\v\f", "pod"],
+    ["\u0085pod\u00a0", "pod"],
+    ["\u3000pod\u2028", "pod"],
+    ["\ufeffpod", "\ufeffpod"],
+    ["p o d", "p o d"],
+    ["", ""],
+  ])("trims %j to %j", (input, trimmed) => {
+    expect(goTrimSpace(input)).toBe(trimmed);
   });
 });

@@ -1,6 +1,8 @@
 /**
- * The two pieces of Go's strconv whose output reaches users of the
- * adaptation: `%q` quoting in error texts, and ParseBool for annotations.
+ * The pieces of Go's text handling whose results reach users: `%q` quoting
+ * of strings and characters in error texts, strings.TrimSpace, and
+ * strconv.ParseBool for annotations. Texts made with them match what the Go
+ * reference prints, for every input.
  */
 
 const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
@@ -14,17 +16,19 @@ const SHORT_ESCAPES: Readonly<Record<string, string>> = {
   "\t": "\\t",
   "\v": "\\v",
   "\\": "\\\\",
-  '"': '\\"',
 };
 
 function hex(code: number, width: number): string {
   return code.toString(16).padStart(width, "0");
 }
 
-/** A string quoted as Go's strconv.Quote (and so `%q`) quotes it. */
-export function goQuote(text: string): string {
-  let out = '"';
+function quoteWith(text: string, quote: "'" | '"'): string {
+  let out = quote;
   for (const char of text) {
+    if (char === quote) {
+      out += `\\${char}`;
+      continue;
+    }
     const short = SHORT_ESCAPES[char];
     if (short !== undefined) {
       out += short;
@@ -39,7 +43,26 @@ export function goQuote(text: string): string {
     else if (code < 0x10000) out += `\\u${hex(code, 4)}`;
     else out += `\\U${hex(code, 8)}`;
   }
-  return `${out}"`;
+  return out + quote;
+}
+
+/** A string quoted as Go's strconv.Quote (and so `%q` of a string) quotes it. */
+export function goQuote(text: string): string {
+  return quoteWith(text, '"');
+}
+
+/** One character quoted as Go's strconv.QuoteRune (and so `%q` of a rune) quotes it. */
+export function goQuoteRune(char: string): string {
+  return quoteWith(char, "'");
+}
+
+/** Go's unicode.IsSpace set: unlike String.prototype.trim, U+0085 is space and U+FEFF is not. */
+const GO_SPACE = "[\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
+const GO_TRIM = new RegExp(`^${GO_SPACE}+|${GO_SPACE}+$`, "gu");
+
+/** Go's strings.TrimSpace. */
+export function goTrimSpace(text: string): string {
+  return text.replace(GO_TRIM, "");
 }
 
 const TRUE = new Set(["1", "t", "T", "TRUE", "true", "True"]);
