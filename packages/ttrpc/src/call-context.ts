@@ -81,7 +81,12 @@ export class CallScope {
     const reason = this.abortReason;
     if (reason !== undefined) controller.abort(reason);
     else if (this.expiresAt !== undefined && !this.over) {
-      this.timer = startTimer(this.expiresAt - Date.now(), () => controller.abort(deadlineExceeded()));
+      // The timer may fire a moment before Date.now() reaches expiresAt, so
+      // it records its reason rather than leaving abortReason to recompute it.
+      this.timer = startTimer(this.expiresAt - Date.now(), () => {
+        this.cancelled ??= deadlineExceeded();
+        controller.abort(this.cancelled);
+      });
     }
     return controller.signal;
   }
