@@ -1,0 +1,313 @@
+package main
+
+import (
+	"math"
+
+	"github.com/containerd/nri/pkg/api"
+)
+
+// builderCase is a sequence of helper calls on a fresh ContainerAdjustment or
+// ContainerUpdate.
+type builderCase struct {
+	name  string
+	calls []call
+}
+
+func steps(name string, calls ...call) builderCase {
+	return builderCase{name: name, calls: calls}
+}
+
+func everyResource() []call {
+	return []call{
+		do("SetLinuxMemoryLimit", int64(1<<30)),
+		do("SetLinuxMemoryReservation", int64(1<<29)),
+		do("SetLinuxMemorySwap", int64(1<<31)),
+		do("SetLinuxMemoryKernel", int64(1<<20)),
+		do("SetLinuxMemoryKernelTCP", int64(1<<21)),
+		do("SetLinuxMemorySwappiness", uint64(60)),
+		do("SetLinuxMemoryDisableOomKiller"),
+		do("SetLinuxMemoryUseHierarchy"),
+		do("SetLinuxCPUShares", uint64(1024)),
+		do("SetLinuxCPUQuota", int64(-1)),
+		do("SetLinuxCPUPeriod", int64(100000)),
+		do("SetLinuxCPURealtimeRuntime", int64(950000)),
+		do("SetLinuxCPURealtimePeriod", uint64(1000000)),
+		do("SetLinuxCPUSetCPUs", "0-3"),
+		do("SetLinuxCPUSetMems", "0"),
+		do("SetLinuxPidLimits", int64(4096)),
+		do("AddLinuxHugepageLimit", "2MB", uint64(1<<30)),
+		do("SetLinuxBlockIOClass", "slow"),
+		do("SetLinuxRDTClass", "gold"),
+		do("AddLinuxUnified", "memory.high", "1G"),
+	}
+}
+
+// extremes are the widest values each resource setter takes that also fit
+// the protobuf field it sets.
+func extremes() []call {
+	return []call{
+		do("SetLinuxMemoryLimit", int64(math.MaxInt64)),
+		do("SetLinuxMemoryReservation", int64(math.MinInt64)),
+		do("SetLinuxMemorySwap", int64(-1)),
+		do("SetLinuxMemoryKernel", int64(-9007199254740993)),
+		do("SetLinuxMemoryKernelTCP", int64(9007199254740993)),
+		do("SetLinuxMemorySwappiness", uint64(math.MaxUint64)),
+		do("SetLinuxCPUShares", uint64(math.MaxUint64)),
+		do("SetLinuxCPUQuota", int64(math.MinInt64)),
+		do("SetLinuxCPUPeriod", int64(math.MaxInt64)),
+		do("SetLinuxCPURealtimeRuntime", int64(math.MinInt64)),
+		do("SetLinuxCPURealtimePeriod", uint64(math.MaxUint64)),
+		do("SetLinuxPidLimits", int64(math.MinInt64)),
+		do("AddLinuxHugepageLimit", "1GB", uint64(math.MaxUint64)),
+	}
+}
+
+// zeroes sets every resource to its zero value: Go still sends each one.
+func zeroes() []call {
+	return []call{
+		do("SetLinuxMemoryLimit", int64(0)),
+		do("SetLinuxMemoryReservation", int64(0)),
+		do("SetLinuxMemorySwap", int64(0)),
+		do("SetLinuxMemoryKernel", int64(0)),
+		do("SetLinuxMemoryKernelTCP", int64(0)),
+		do("SetLinuxMemorySwappiness", uint64(0)),
+		do("SetLinuxCPUShares", uint64(0)),
+		do("SetLinuxCPUQuota", int64(0)),
+		do("SetLinuxCPUPeriod", int64(0)),
+		do("SetLinuxCPURealtimeRuntime", int64(0)),
+		do("SetLinuxCPURealtimePeriod", uint64(0)),
+		do("SetLinuxCPUSetCPUs", ""),
+		do("SetLinuxCPUSetMems", ""),
+		do("SetLinuxPidLimits", int64(0)),
+		do("AddLinuxHugepageLimit", "", uint64(0)),
+		do("SetLinuxBlockIOClass", ""),
+		do("SetLinuxRDTClass", ""),
+		do("AddLinuxUnified", "", ""),
+	}
+}
+
+func adjustmentCases() []builderCase {
+	fifo := &api.LinuxScheduler{
+		Policy:   api.LinuxSchedulerPolicy_SCHED_FIFO,
+		Priority: 10,
+		Flags:    []api.LinuxSchedulerFlag{api.LinuxSchedulerFlag_SCHED_FLAG_RESET_ON_FORK},
+	}
+	seccomp := &api.LinuxSeccomp{
+		DefaultAction: "SCMP_ACT_ERRNO",
+		DefaultErrno:  api.UInt32(uint32(1)),
+		Architectures: []string{"SCMP_ARCH_X86_64"},
+		Syscalls: []*api.LinuxSyscall{{
+			Names:  []string{"read"},
+			Action: "SCMP_ACT_ALLOW",
+			Args:   []*api.LinuxSeccompArg{{Index: 0, Value: 1, Op: "SCMP_CMP_EQ"}},
+		}},
+	}
+	return []builderCase{
+		steps("empty"),
+		// The example of packages/api/README.md.
+		steps("readme",
+			do("AddMount", &api.Mount{Destination: "/data", Source: "/srv/data", Type: "bind", Options: []string{"rbind", "ro"}}),
+			do("AddEnv", "LOG_LEVEL", "debug"),
+			do("RemoveAnnotation", "example.com/old"),
+		),
+		steps("markers",
+			do("AddAnnotation", "a", "1"),
+			do("RemoveAnnotation", "b"),
+			do("RemoveMount", "/gone"),
+			do("RemoveEnv", "HOME"),
+			do("SetArgs", []string{"sleep", "10"}),
+			do("RemoveDevice", "/dev/null"),
+			do("AddDevice", &api.LinuxDevice{Path: "/dev/fuse", Type: "c", Major: 10, Minor: 229,
+				FileMode: api.FileMode(uint32(0o666)), Uid: api.UInt32(uint32(0)), Gid: api.UInt32(uint32(0))}),
+			do("AddCDIDevice", &api.CDIDevice{Name: "vendor.com/gpu=0"}),
+			do("AddRlimit", "RLIMIT_NOFILE", uint64(456), uint64(123)),
+			do("AddHooks", &api.Hooks{
+				Prestart: []*api.Hook{{Path: "/bin/hook", Args: []string{"hook", "x"}, Env: []string{"A=B"}, Timeout: api.Int(5)}},
+				Poststop: []*api.Hook{{Path: "/bin/stop"}},
+			}),
+			do("RemoveNamespace", &api.LinuxNamespace{Type: "network"}),
+			do("AddOrReplaceNamespace", &api.LinuxNamespace{Type: "cgroup", Path: "/proc/1/ns/cgroup"}),
+			do("RemoveLinuxNetDevice", "eth9"),
+			do("AddLinuxNetDevice", "hostif", &api.LinuxNetDevice{Name: "ctrif"}),
+			do("SetLinuxSysctl", "net.core.somaxconn", "256"),
+		),
+		steps("annotations",
+			do("AddAnnotation", "a", "1"),
+			do("AddAnnotation", "a", "2"),
+			do("RemoveAnnotation", "a"),
+			do("AddAnnotation", "empty", ""),
+			do("AddAnnotation", "ünïcödé/ключ", "値 🚀"),
+		),
+		steps("mounts",
+			do("AddMount", &api.Mount{Destination: "/minimal"}),
+			do("RemoveMount", "/data"),
+			do("AddMount", &api.Mount{Destination: "/data", Type: "tmpfs", Source: "tmpfs", Options: []string{"nosuid", "size=64m"}}),
+			do("RemoveMount", ""),
+		),
+		steps("env",
+			do("AddEnv", "EMPTY", ""),
+			do("RemoveEnv", "PATH"),
+			do("AddEnv", "PATH", "/usr/bin"),
+			do("AddEnv", "", "no name"),
+		),
+		steps("setArgs", do("SetArgs", []string{"sleep", "10"})),
+		steps("setArgsEmpty", do("SetArgs", []string{})),
+		steps("setArgsTwice", do("SetArgs", []string{"first"}), do("SetArgs", []string{"second", ""})),
+		steps("updateArgs", do("UpdateArgs", []string{"echo", "hi"})),
+		steps("updateArgsEmpty", do("UpdateArgs", []string{})),
+		steps("hooks",
+			do("AddHooks", &api.Hooks{
+				Prestart:        []*api.Hook{{Path: "/a", Timeout: api.Int(0)}},
+				CreateRuntime:   []*api.Hook{{Path: "/b", Args: []string{"b", "--x"}}},
+				CreateContainer: []*api.Hook{{Path: "/c", Env: []string{"C=1", "D="}}},
+				StartContainer:  []*api.Hook{{Path: "/d", Timeout: api.Int(-1)}},
+				Poststart:       []*api.Hook{{Path: "/e"}},
+				Poststop:        []*api.Hook{{Path: "/f"}, {Path: "/g"}},
+			}),
+			do("AddHooks", &api.Hooks{}),
+			do("AddHooks", &api.Hooks{
+				Prestart: []*api.Hook{{Path: "/a2", Timeout: api.Int(math.MaxInt64)}},
+				Poststop: []*api.Hook{{Path: "/f2"}},
+			}),
+		),
+		steps("hooksEmpty", do("AddHooks", &api.Hooks{})),
+		steps("rlimits",
+			do("AddRlimit", "RLIMIT_CORE", uint64(math.MaxUint64), uint64(0)),
+			do("AddRlimit", "RLIMIT_NOFILE", uint64(1024), uint64(1024)),
+			do("AddRlimit", "", uint64(0), uint64(0)),
+		),
+		steps("devices",
+			do("AddDevice", &api.LinuxDevice{Path: "/dev/minimal", Type: "c"}),
+			do("AddDevice", &api.LinuxDevice{Path: "/dev/sdz", Type: "b", Major: 259, Minor: -1,
+				FileMode: api.FileMode(uint32(0)), Uid: api.UInt32(uint32(math.MaxUint32)), Gid: api.UInt32(uint32(1000))}),
+			do("RemoveDevice", "/dev/minimal"),
+			do("AddDevice", &api.LinuxDevice{Path: "/dev/big", Type: "c", Major: math.MaxInt64, Minor: math.MinInt64}),
+		),
+		steps("cdiDevices",
+			do("AddCDIDevice", &api.CDIDevice{Name: "vendor.com/gpu=0"}),
+			do("AddCDIDevice", &api.CDIDevice{Name: "vendor.com/gpu=all"}),
+			do("AddCDIDevice", &api.CDIDevice{}),
+		),
+		steps("namespaces",
+			// Go reads only the type of a namespace to remove.
+			do("RemoveNamespace", &api.LinuxNamespace{Type: "ipc", Path: "/ignored"}),
+			do("AddOrReplaceNamespace", &api.LinuxNamespace{Type: "network", Path: "/var/run/netns/x"}),
+			do("AddOrReplaceNamespace", &api.LinuxNamespace{Type: "uts"}),
+			do("RemoveNamespace", &api.LinuxNamespace{}),
+		),
+		steps("netDevices",
+			do("AddLinuxNetDevice", "eth1", &api.LinuxNetDevice{Name: "net1"}),
+			do("AddLinuxNetDevice", "eth2", &api.LinuxNetDevice{}),
+			do("RemoveLinuxNetDevice", "eth3"),
+			do("AddLinuxNetDevice", "eth1", &api.LinuxNetDevice{Name: "renamed"}),
+		),
+		steps("removeNetDevice", do("RemoveLinuxNetDevice", "eth9")),
+		steps("sysctl",
+			do("SetLinuxSysctl", "net.ipv4.ip_forward", "1"),
+			do("SetLinuxSysctl", "kernel.msgmax", ""),
+			do("SetLinuxSysctl", "net.ipv4.ip_forward", "0"),
+		),
+		steps("resources", append(everyResource(),
+			do("SetLinuxCgroupsPath", "/kubepods/pod1/ctr"),
+			do("SetLinuxOomScoreAdj", -500),
+			do("SetLinuxIOPriority", &api.LinuxIOPriority{Class: api.IOPrioClass_IOPRIO_CLASS_RT, Priority: 5}),
+			do("SetLinuxSeccompPolicy", seccomp),
+			do("SetLinuxScheduler", fifo),
+			do("SetLinuxRDTClosID", "clos1"),
+			do("SetLinuxRDTSchemata", []string{"L3:0=ff"}),
+			do("SetLinuxRDTEnableMonitoring", true),
+			do("SetLinuxMemoryPolicy", api.MpolMode_MPOL_INTERLEAVE, "0,1", api.MpolFlag_MPOL_F_STATIC_NODES),
+		)...),
+		steps("resourceExtremes", extremes()...),
+		steps("resourceZeroes", zeroes()...),
+		steps("resourcesTwice",
+			do("SetLinuxMemoryLimit", int64(1)),
+			do("SetLinuxMemoryLimit", int64(2)),
+			do("AddLinuxHugepageLimit", "2MB", uint64(1)),
+			do("AddLinuxHugepageLimit", "2MB", uint64(2)),
+			do("AddLinuxUnified", "cpu.weight", "10"),
+			do("AddLinuxUnified", "cpu.weight", "20"),
+			do("AddLinuxUnified", "io.max", ""),
+		),
+		steps("zeroes", do("SetLinuxMemoryLimit", int64(0)), do("SetLinuxPidLimits", int64(0))),
+		steps("removeRdt", do("RemoveLinuxRDT")),
+		steps("rdt",
+			do("RemoveLinuxRDT"),
+			do("SetLinuxRDTClosID", ""),
+			do("SetLinuxRDTSchemata", []string{}),
+			do("SetLinuxRDTEnableMonitoring", false),
+		),
+		steps("rdtSchemata", do("SetLinuxRDTSchemata", []string{"L3:0=f0;1=0f", "MB:0=50", ""})),
+		steps("cgroupsPathEmpty", do("SetLinuxCgroupsPath", "")),
+		steps("oomScoreAdj", do("SetLinuxOomScoreAdj", 0), do("SetLinuxOomScoreAdj", 1000)),
+		steps("oomScoreAdjMin", do("SetLinuxOomScoreAdj", -1000)),
+		steps("ioPriority", do("SetLinuxIOPriority", &api.LinuxIOPriority{})),
+		steps("ioPriorityIdle", do("SetLinuxIOPriority", &api.LinuxIOPriority{Class: api.IOPrioClass_IOPRIO_CLASS_IDLE, Priority: 7})),
+		steps("seccompEmpty", do("SetLinuxSeccompPolicy", &api.LinuxSeccomp{})),
+		steps("seccompFull", do("SetLinuxSeccompPolicy", &api.LinuxSeccomp{
+			DefaultAction:    "SCMP_ACT_KILL_PROCESS",
+			DefaultErrno:     api.UInt32(uint32(0)),
+			Architectures:    []string{"SCMP_ARCH_X86_64", "SCMP_ARCH_AARCH64"},
+			Flags:            []string{"SECCOMP_FILTER_FLAG_LOG", "SECCOMP_FILTER_FLAG_SPEC_ALLOW"},
+			ListenerPath:     "/run/seccomp-agent.sock",
+			ListenerMetadata: "meta",
+			Syscalls: []*api.LinuxSyscall{
+				{Names: []string{"read", "write"}, Action: "SCMP_ACT_ALLOW"},
+				{Names: []string{"personality"}, Action: "SCMP_ACT_ERRNO", ErrnoRet: api.UInt32(uint32(math.MaxUint32)),
+					Args: []*api.LinuxSeccompArg{
+						{Index: 0, Value: math.MaxUint64, ValueTwo: 0, Op: "SCMP_CMP_MASKED_EQ"},
+						{Index: 1, Value: 8, ValueTwo: 9, Op: "SCMP_CMP_NE"},
+					}},
+			},
+		})),
+		steps("schedulerFull", do("SetLinuxScheduler", &api.LinuxScheduler{
+			Policy:   api.LinuxSchedulerPolicy_SCHED_DEADLINE,
+			Nice:     -20,
+			Priority: 99,
+			Flags: []api.LinuxSchedulerFlag{
+				api.LinuxSchedulerFlag_SCHED_FLAG_RESET_ON_FORK,
+				api.LinuxSchedulerFlag_SCHED_FLAG_UTIL_CLAMP_MAX,
+			},
+			Runtime:  math.MaxUint64,
+			Deadline: 2000000,
+			Period:   0,
+		})),
+		steps("schedulerDefault", do("SetLinuxScheduler", &api.LinuxScheduler{})),
+		steps("memoryPolicyDefault", do("SetLinuxMemoryPolicy", api.MpolMode_MPOL_DEFAULT, "")),
+		steps("memoryPolicyFlags", do("SetLinuxMemoryPolicy", api.MpolMode_MPOL_BIND, "0-1,4",
+			api.MpolFlag_MPOL_F_RELATIVE_NODES, api.MpolFlag_MPOL_F_NUMA_BALANCING, api.MpolFlag_MPOL_F_STATIC_NODES)),
+		steps("memoryPolicyTwice",
+			do("SetLinuxMemoryPolicy", api.MpolMode_MPOL_PREFERRED, "1", api.MpolFlag_MPOL_F_STATIC_NODES),
+			do("SetLinuxMemoryPolicy", api.MpolMode_MPOL_LOCAL, ""),
+		),
+	}
+}
+
+func updateCases() []builderCase {
+	return []builderCase{
+		steps("empty"),
+		steps("idOnly", do("SetContainerId", "c1")),
+		steps("ignoreFailureOnly", do("SetIgnoreFailure")),
+		steps("update",
+			do("SetContainerId", "ctr1"),
+			do("SetLinuxMemoryLimit", int64(1<<30)),
+			do("SetLinuxCPUShares", uint64(512)),
+			do("SetLinuxCPUSetCPUs", "1"),
+			do("AddLinuxHugepageLimit", "1GB", uint64(0)),
+			do("SetLinuxPidLimits", int64(-1)),
+			do("AddLinuxUnified", "cpu.weight", "100"),
+			do("SetLinuxBlockIOClass", ""),
+			do("SetIgnoreFailure"),
+		),
+		steps("resources", append([]call{do("SetContainerId", "ctr-every")}, everyResource()...)...),
+		steps("resourceExtremes", append([]call{do("SetContainerId", "ctr-wide")}, extremes()...)...),
+		steps("resourceZeroes", append([]call{do("SetContainerId", "ctr-zero")}, zeroes()...)...),
+		steps("unicode",
+			do("SetContainerId", "контейнер-🚀"),
+			do("SetLinuxRDTClass", "klasse-ü"),
+			do("AddLinuxUnified", "ключ", "値"),
+			do("SetIgnoreFailure"),
+			do("SetIgnoreFailure"),
+		),
+	}
+}
