@@ -1,15 +1,10 @@
 // Our mux against the upstream Go mux (github.com/containerd/nri/pkg/net/multiplex)
 // in cmd/mux-peer, over unix stream sockets.
-import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtemp, rm } from "node:fs/promises";
-import net from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createInterface } from "node:readline";
-import { frameSizes, Mux, type MuxConnection, type MuxOptions, socketPair } from "@nri-ts/mux";
+import { frameSizes, type MuxConnection } from "@nri-ts/mux";
 import { afterEach, beforeAll, expect, it } from "vitest";
-import { describeWithGo, goCommand } from "./go.js";
+import { describeWithGo } from "./go.js";
+import { buildPeer, type Session, start, stopPeers } from "./mux-peer.js";
 
 const MiB = 1024 * 1024;
 
@@ -20,102 +15,7 @@ function pattern(id: number, k: number, size: number): Buffer {
   return bytes;
 }
 
-/** What mux-peer reports on stdout, one JSON object a line. */
-interface PeerEvent {
-  event: string;
-  conn?: number;
-  len?: number;
-  size?: number;
-  error?: string;
-}
-
-/** A running mux-peer and our mux on the other end of its trunk. */
-interface Session {
-  mux: Mux;
-  conns: Map<number, MuxConnection>;
-  events: PeerEvent[];
-  /** The first event (seen or to come) that matches. */
-  next(match: (event: PeerEvent) => boolean): Promise<PeerEvent>;
-  /** Writes a line to mux-peer's stdin ("close", "unblock"). */
-  command(line: string): void;
-  exit: Promise<number | null>;
-}
-
-const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill();
-});
-
-let binary: string;
-/** Builds mux-peer (in a beforeAll, so a cold Go build gets its own timeout). */
-async function buildPeer(): Promise<void> {
-  binary = await goCommand("mux-peer");
-}
-
-interface StartOptions extends MuxOptions {
-  /** Connections our side opens before mux-peer starts. */
-  open?: number[];
-  /** Trunk: an inherited fd 3 (as the runtime starts a plugin) or a dialled socket path. */
-  via?: "fd" | "socket";
-}
-
-async function start(flags: string[], options: StartOptions = {}): Promise<Session> {
-  const { open = [], via = "fd", ...muxOptions } = options;
-  let child: ChildProcess;
-  let trunk: net.Socket;
-  if (via === "fd") {
-    const pair = await socketPair();
-    trunk = pair.local;
-    child = spawn(binary, ["-fd", "3", ...flags], { stdio: ["pipe", "pipe", "inherit", pair.peer] });
-    pair.peer.destroy();
-  } else {
-    const dir = await mkdtemp(join(tmpdir(), "mux-peer-"));
-    const path = join(dir, "nri.sock");
-    const server = net.createServer();
-    server.listen(path);
-    await once(server, "listening");
-    child = spawn(binary, ["-socket", path, ...flags], { stdio: ["pipe", "pipe", "inherit"] });
-    [trunk] = (await once(server, "connection")) as [net.Socket];
-    server.close();
-    await rm(dir, { recursive: true, force: true });
-  }
-  children.push(child);
-  const mux = new Mux(trunk, muxOptions);
-  const conns = new Map(open.map((id) => [id, mux.open(id)]));
-
-  const events: PeerEvent[] = [];
-  const waiters: Array<{ match: (event: PeerEvent) => boolean; resolve: (event: PeerEvent) => void }> = [];
-  const exit = new Promise<number | null>((resolve) => child.on("exit", resolve));
-  createInterface({ input: child.stdout! }).on("line", (line) => {
-    const event = JSON.parse(line) as PeerEvent;
-    events.push(event);
-    for (const waiter of [...waiters]) {
-      if (waiter.match(event)) {
-        waiters.splice(waiters.indexOf(waiter), 1);
-        waiter.resolve(event);
-      }
-    }
-  });
-  const session: Session = {
-    mux,
-    conns,
-    events,
-    next: (match) => {
-      const seen = events.find(match);
-      if (seen) return Promise.resolve(seen);
-      return Promise.race([
-        new Promise<PeerEvent>((resolve) => waiters.push({ match, resolve })),
-        exit.then((code): never => {
-          throw new Error(`mux-peer exited (${code}) before the event came; it said ${JSON.stringify(events)}`);
-        }),
-      ]);
-    },
-    command: (line) => child.stdin!.write(`${line}\n`),
-    exit,
-  };
-  await session.next((e) => e.event === "ready");
-  return session;
-}
+afterEach(stopPeers);
 
 /** Reads exactly `length` bytes from a connection. */
 async function readBytes(conn: MuxConnection, length: number): Promise<Buffer> {

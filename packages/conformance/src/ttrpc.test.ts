@@ -3,7 +3,7 @@
  * NRI v0.12.2 pins), over plain unix sockets. The Go side is
  * cmd/ttrpc-peer: it serves the test service of its service.go, or calls it
  * as a client driven by JSON lines. The TypeScript side implements the same
- * service below, so each check runs in both directions: Go client → our
+ * service (test-service.ts), so each check runs in both directions: Go client → our
  * server, our client → Go server. Wire transcripts then show that our frames
  * are Go's frames, byte for byte.
  */
@@ -17,7 +17,6 @@ import { setTimeout as sleep } from "node:timers/promises";
 import {
   type Channel,
   connect,
-  createClient,
   createServer,
   encodeFrame,
   encodeRequestFrame,
@@ -28,138 +27,29 @@ import {
   KeyValue,
   MAX_DATA_LENGTH,
   MessageType,
-  Request,
   Response,
   type Server,
-  type ServiceImplementation,
-  StringList,
   writeFrameHeader,
 } from "@nri-ts/ttrpc";
-import { ClientError, Metadata, ServerError, Status } from "nice-grpc-common";
+import { ServerError, Status } from "nice-grpc-common";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeWithGo, goCommand } from "./go.js";
-
-const SERVICE = "nrits.conformance.Test";
-
-const unary = <Res>(name: string, responseType: Res) =>
-  ({ name, requestType: KeyValue, responseType, requestStream: false, responseStream: false, options: {} }) as const;
-
-/** The test service of cmd/ttrpc-peer/service.go, as a ts-proto style definition. */
-const TestDefinition = {
-  name: "Test",
-  fullName: SERVICE,
-  methods: {
-    echo: unary("Echo", KeyValue),
-    generate: unary("Generate", KeyValue),
-    fail: unary("Fail", KeyValue),
-    deadline: unary("Deadline", KeyValue),
-    metadata: unary("Metadata", StringList),
-    sleep: unary("Sleep", KeyValue),
-    collect: { name: "Collect", requestType: KeyValue, responseType: StringList, requestStream: true, responseStream: false, options: {} },
-    spread: { name: "Spread", requestType: KeyValue, responseType: KeyValue, requestStream: false, responseStream: true, options: {} },
-    chat: { name: "Chat", requestType: KeyValue, responseType: KeyValue, requestStream: true, responseStream: true, options: {} },
-  },
-} as const;
-
-/** What the TypeScript server saw, for checks that only the server side can make. */
-const observed = { sleepAborts: [] as unknown[] };
-
-/** Echo requests with this key wait until BARRIER of them are in flight at once. */
-const BARRIER = 64;
-let barrier: { waiting: number; release: () => void; done: Promise<void> } | undefined;
-
-/** The test service in TypeScript, behaving as service.go does. */
-const implementation: ServiceImplementation<typeof TestDefinition> = {
-  async echo(request) {
-    if (request.key === "barrier") {
-      if (barrier === undefined) {
-        let release!: () => void;
-        const done = new Promise<void>((resolve) => (release = resolve));
-        barrier = { waiting: 0, release, done };
-      }
-      const current = barrier;
-      if (++current.waiting === BARRIER) {
-        barrier = undefined;
-        current.release();
-      }
-      await current.done;
-    }
-    return request;
-  },
-  async generate(request) {
-    return { value: "x".repeat(Number(request.key)) };
-  },
-  async fail(request) {
-    const code = Number(request.key);
-    if (code === 0) return {};
-    throw new ServerError(code, request.value);
-  },
-  async deadline(_request, { deadline }) {
-    if (deadline === undefined) return { key: "none" };
-    return { key: "set", value: String((deadline.getTime() - Date.now()) * 1_000_000) };
-  },
-  async metadata(_request, { metadata }) {
-    const list: string[] = [];
-    for (const [key, values] of [...metadata].sort(([a], [b]) => (a < b ? -1 : 1))) {
-      for (const value of values) list.push(`${key}=${String(value)}`);
-    }
-    return { list };
-  },
-  async sleep(request, { signal }) {
-    try {
-      await sleep(Number(request.key), undefined, { signal });
-    } catch (error) {
-      observed.sleepAborts.push(signal.reason);
-      throw error;
-    }
-    return { key: "slept" };
-  },
-  async collect(requests) {
-    const list: string[] = [];
-    for await (const request of requests) list.push(request.key);
-    return { list };
-  },
-  async *spread(request) {
-    for (let i = 0; i < Number(request.key); i++) yield { key: String(i), value: request.value };
-    if (request.value === "fail") throw new ServerError(Status.ABORTED, "spread failed");
-  },
-  async *chat(requests) {
-    for await (const request of requests) yield request;
-  },
-};
+import {
+  BARRIER,
+  channelClient,
+  echoRequestLength,
+  generateResponseLength,
+  implementation,
+  largestFill,
+  type Outcome,
+  observed,
+  SERVICE,
+  type TestClient,
+  TestDefinition,
+} from "./test-service.js";
 
 function socketPath(name: string): string {
   return join(mkdtempSync(join(tmpdir(), "nri-ts-conformance-")), name);
-}
-
-/** The outcome of one call, the same shape from either client. */
-interface Outcome {
-  code: number;
-  message: string;
-  key?: string;
-  /** The value, when at most 256 bytes long. */
-  value?: string;
-  valueLength?: number;
-  list?: string[];
-  messages?: Array<{ key: string; value: string }>;
-}
-
-/** What a test asks a client to do; `fill` sends that many "x" as the value. */
-interface CallSpec {
-  key?: string;
-  value?: string;
-  fill?: number;
-  timeoutMs?: number;
-  metadata?: Array<[string, string]>;
-}
-
-/** A client of the test service: ours, or Go's driven through cmd/ttrpc-peer. */
-interface TestClient {
-  unary(method: string, spec?: CallSpec): Promise<Outcome>;
-  collect(keys: string[]): Promise<Outcome>;
-  spread(key: string, value: string): Promise<Outcome>;
-  chat(keys: string[]): Promise<Outcome>;
-  close(): Promise<void>;
 }
 
 /** A running cmd/ttrpc-peer: JSON lines in, JSON lines out. */
@@ -238,61 +128,7 @@ async function goClient(socket: string): Promise<TestClient> {
 
 /** Our client. */
 async function tsClient(socket: string): Promise<TestClient> {
-  const channel = await connect(socket);
-  const client = createClient(TestDefinition, channel);
-  const attempt = async (call: () => Promise<Partial<Outcome>>): Promise<Outcome> => {
-    try {
-      return { code: 0, message: "", ...(await call()) };
-    } catch (error) {
-      if (!(error instanceof ClientError)) throw error;
-      return { code: error.code, message: error.details };
-    }
-  };
-  const keyValue = (response: KeyValue) => ({
-    key: response.key,
-    value: response.value.length <= 256 ? response.value : "",
-    valueLength: response.value.length,
-  });
-  async function* keyValues(keys: string[]) {
-    for (const key of keys) yield { key };
-  }
-  return {
-    unary: (method, spec = {}) =>
-      attempt(async () => {
-        const request = { key: spec.key ?? "", value: spec.fill ? "x".repeat(spec.fill) : (spec.value ?? "") };
-        const options = {
-          deadline: spec.timeoutMs ? Date.now() + spec.timeoutMs : undefined,
-          metadata: spec.metadata ? toMetadata(spec.metadata) : undefined,
-        };
-        if (method === "Metadata") return { list: (await client.metadata(request, options)).list };
-        const call = client[(method[0].toLowerCase() + method.slice(1)) as "echo"];
-        return keyValue(await call(request, options));
-      }),
-    collect: (keys) => attempt(async () => ({ list: (await client.collect(keyValues(keys))).list })),
-    spread: async (key, value) => {
-      const messages: Array<{ key: string; value: string }> = [];
-      const outcome = await attempt(async () => {
-        for await (const message of client.spread({ key, value })) messages.push(message);
-        return {};
-      });
-      return { ...outcome, messages };
-    },
-    chat: async (keys) => {
-      const messages: Array<{ key: string; value: string }> = [];
-      const outcome = await attempt(async () => {
-        for await (const message of client.chat(keyValues(keys))) messages.push(message);
-        return {};
-      });
-      return { ...outcome, messages };
-    },
-    close: async () => channel.close(),
-  };
-}
-
-function toMetadata(pairs: Array<[string, string]>): Metadata {
-  const metadata = Metadata();
-  for (const [key, value] of pairs) metadata.append(key, value);
-  return metadata;
+  return channelClient(await connect(socket));
 }
 
 /** Our server with the test service on a fresh socket. */
@@ -309,25 +145,6 @@ async function goServer(): Promise<{ socket: string; stop(): Promise<void> }> {
   const peer = new GoPeer(await goCommand("ttrpc-peer"), ["serve", "-socket", socket]);
   await peer.ready();
   return { socket, stop: async () => void (await peer.stop()) };
-}
-
-/** Request data for Echo with a value of `fill` bytes: the size Go's client and ours both send. */
-function echoRequestLength(fill: number): number {
-  const payload = Buffer.from(KeyValue.encode({ key: "", value: "x".repeat(fill) }).finish());
-  return Request.encode(Request.fromPartial({ service: SERVICE, method: "Echo", payload })).finish().length;
-}
-
-/** Response data for Generate of `fill` bytes. */
-function generateResponseLength(fill: number): number {
-  const payload = Buffer.from(KeyValue.encode({ key: "", value: "x".repeat(fill) }).finish());
-  return Response.encode(Response.fromPartial({ payload })).finish().length;
-}
-
-/** The largest fill whose data is at most 4 MiB. */
-function largestFill(length: (fill: number) => number): number {
-  let fill = MAX_DATA_LENGTH - 100;
-  while (length(fill + 1) <= MAX_DATA_LENGTH) fill++;
-  return fill;
 }
 
 const directions = [

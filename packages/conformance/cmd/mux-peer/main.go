@@ -19,18 +19,26 @@
 //	-ttrpc            serve nri_ts.conformance.Echo/Echo (a BytesValue echo) with a ttrpc
 //	                  server on connection 1 and call the same method on connection 2
 //	                  with a ttrpc client, once per size in -calls, all at once
+//	-nri ROLE         play ROLE (plugin or runtime) of NRI's layout with ttrpc: the plugin
+//	                  serves the test service of service.go on connection 1 and calls on
+//	                  connection 2, the runtime the reverse; calls come from stdin
 //	-quiet            do not report single frames
 //
 // Standalone: -bench runs a Go mux to Go mux test over a socketpair and
 // reports its time: -total bytes streamed in messages of -size bytes, or with
 // -roundtrips N, one message of -size bytes bounced back and forth N times.
 //
-// Stdin: "unblock" unblocks the mux; "close" or the end of input closes it,
-// and the program ends once its readers have seen that.
+// Stdin: "unblock" unblocks the mux; with -nri, a JSON object is a call to
+// make ({"id","method","key","value","fill","timeoutMs","metadata"}, see
+// nri.go); "close" or the end of input closes the mux, and the program ends
+// once its readers and calls have seen that.
 //
 // Events: {"event":"ready"}, {"event":"frame","conn":C,"len":N},
 // {"event":"sent","conn":C}, {"event":"call","size":N,"error":E},
 // {"event":"calls-done"}, {"event":"closed","conn":C,"error":E},
+// with -nri {"event":"result","id":N,"code":C,"message":M,...} per call,
+// {"event":"read-error","conn":C,"error":E}, {"event":"conn-closed","conn":C},
+// {"event":"client-closed","conn":C}, {"event":"sleeping"}, {"event":"slept","error":E},
 // {"event":"bench","bytes":N,"seconds":S} or {"event":"bench","roundtrips":N,"seconds":S}.
 package main
 
@@ -45,8 +53,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/containerd/log"
 	nrinet "github.com/containerd/nri/pkg/net"
 	"github.com/containerd/nri/pkg/net/multiplex"
+	"github.com/sirupsen/logrus"
 )
 
 type event map[string]any
@@ -80,6 +90,7 @@ func main() {
 		blocked = flag.Bool("blocked", false, "create the mux with WithBlockedRead")
 		rpc     = flag.Bool("ttrpc", false, "serve Echo on connection 1, call Echo on connection 2")
 		calls   = flag.String("calls", "", "payload sizes of the Echo calls made with -ttrpc")
+		role    = flag.String("nri", "", "play this NRI role (plugin or runtime) with ttrpc on connections 1 and 2")
 		quiet   = flag.Bool("quiet", false, "do not report single frames")
 		bench   = flag.Bool("bench", false, "measure Go mux to Go mux throughput and exit")
 		size    = flag.Int("size", 65536, "message size for -bench")
@@ -117,12 +128,21 @@ func main() {
 	if *rpc {
 		startTTRPC(mux, sizes(*calls))
 	}
+	var peer *nriPeer
+	if *role != "" {
+		// ttrpc logs the failures some tests provoke on purpose
+		log.L.Logger.SetLevel(logrus.FatalLevel)
+		peer = startNRI(mux, *role)
+	}
 	report(event{"event": "ready"})
 	for id, messages := range sendPlan(*send) {
 		go sendMessages(open(mux, id), id, messages)
 	}
 
-	control(mux)
+	control(mux, peer)
+	if peer != nil {
+		peer.wait()
+	}
 	readers.Wait()
 }
 
@@ -146,16 +166,20 @@ func dialTrunk(socket string, fd int) net.Conn {
 	}
 }
 
-// control obeys stdin until "close" or its end, then closes the mux.
-func control(mux multiplex.Mux) {
+// control obeys stdin until "close" or its end, then closes the mux. Calls
+// go to peer, which is nil without -nri.
+func control(mux multiplex.Mux, peer *nriPeer) {
 	defer mux.Close()
 	lines := bufio.NewScanner(os.Stdin)
 	for lines.Scan() {
-		switch strings.TrimSpace(lines.Text()) {
-		case "close":
+		line := strings.TrimSpace(lines.Text())
+		switch {
+		case line == "close":
 			return
-		case "unblock":
+		case line == "unblock":
 			mux.Unblock()
+		case strings.HasPrefix(line, "{") && peer != nil:
+			peer.call(line)
 		}
 	}
 }
