@@ -1,7 +1,11 @@
 /**
- * The logger's command line, parsed as Go's `flag` package parses it:
- * `-name value`, `-name=value`, `--name value`; `-h` prints the usage.
+ * The logger's command line: the Go logger's flags, parsed as Go's `flag`
+ * package parses them (`-name value`, `-name=value`, `--name value`; `-h`
+ * prints the usage).
  */
+import { FlagError, type FlagSpec, flagUsage, parseGoFlags } from "@nri-ts/stub";
+
+export { FlagError };
 
 export interface LoggerFlags {
   idx: string;
@@ -14,61 +18,32 @@ export interface LoggerFlags {
   setEnv: string;
 }
 
-const FLAGS: readonly [string, keyof LoggerFlags, string][] = [
-  ["add-annotation", "addAnnotation", "add this annotation to containers"],
-  ["add-env", "addEnv", "add this environment variable for containers"],
-  ["events", "events", "comma-separated list of events to subscribe for"],
-  ["idx", "idx", "plugin index to register to NRI"],
-  ["log-file", "logFile", "logfile name, if logging to a file"],
-  ["set-annotation", "setAnnotation", "set this annotation on containers"],
-  ["set-env", "setEnv", "set this environment variable for containers"],
-  ["socket-path", "socketPath", "path of the NRI socket file"],
-];
-
-/** `-h`, or a flag that is not known: print the usage and exit (0 for `-h`, 2 otherwise). */
-export class FlagError extends Error {
-  override readonly name = "FlagError";
-
-  constructor(
-    message: string,
-    readonly exitCode: number,
-  ) {
-    super(message);
-  }
-}
+const LOGGER_FLAGS = [
+  { name: "add-annotation", kind: "string", usage: "add this annotation to containers" },
+  { name: "add-env", kind: "string", usage: "add this environment variable for containers" },
+  { name: "events", kind: "string", usage: "comma-separated list of events to subscribe for" },
+  { name: "idx", kind: "string", usage: "plugin index to register to NRI" },
+  { name: "log-file", kind: "string", usage: "logfile name, if logging to a file" },
+  { name: "set-annotation", kind: "string", usage: "set this annotation on containers" },
+  { name: "set-env", kind: "string", usage: "set this environment variable for containers" },
+  { name: "socket-path", kind: "string", usage: "path of the NRI socket file" },
+] as const satisfies readonly FlagSpec[];
 
 export function usage(program: string): string {
-  const lines = [`Usage of ${program}:`];
-  for (const [flag, , help] of FLAGS) lines.push(`  -${flag} string`, `    \t${help}`);
-  return lines.join("\n");
+  return flagUsage(LOGGER_FLAGS, program);
 }
 
+/** @throws FlagError for `-h` (exit code 0) or a bad command line (exit code 2) */
 export function parseFlags(argv: readonly string[], program = "nri-logger"): LoggerFlags {
-  const flags: LoggerFlags = {
-    idx: "",
-    socketPath: "",
-    events: "",
-    logFile: "",
-    addAnnotation: "",
-    setAnnotation: "",
-    addEnv: "",
-    setEnv: "",
+  const flags = parseGoFlags(LOGGER_FLAGS, argv, program);
+  return {
+    idx: flags.idx,
+    socketPath: flags["socket-path"],
+    events: flags.events,
+    logFile: flags["log-file"],
+    addAnnotation: flags["add-annotation"],
+    setAnnotation: flags["set-annotation"],
+    addEnv: flags["add-env"],
+    setEnv: flags["set-env"],
   };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === "--" ) break;
-    if (!arg.startsWith("-") || arg === "-") break;
-    const body = arg.replace(/^--?/, "");
-    const eq = body.indexOf("=");
-    const name = eq < 0 ? body : body.slice(0, eq);
-    if (name === "h" || name === "help") throw new FlagError(usage(program), 0);
-    const flag = FLAGS.find(([known]) => known === name);
-    if (!flag) throw new FlagError(`flag provided but not defined: -${name}\n${usage(program)}`, 2);
-    let value: string;
-    if (eq >= 0) value = body.slice(eq + 1);
-    else if (i + 1 < argv.length) value = argv[++i];
-    else throw new FlagError(`flag needs an argument: -${name}\n${usage(program)}`, 2);
-    flags[flag[1]] = value;
-  }
-  return flags;
 }

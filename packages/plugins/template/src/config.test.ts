@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { decodeTemplateConfig, TemplateConfigError } from "./config.js";
+
+describe("decodeTemplateConfig", () => {
+  it("reads cfgParam1 with the Go template's leniency", () => {
+    expect(decodeTemplateConfig("cfgParam1: hello\n")).toEqual({ cfgParam1: "hello" });
+    expect(decodeTemplateConfig("CFGPARAM1: 42\nother: ignored\n")).toEqual({ cfgParam1: "42" });
+    expect(decodeTemplateConfig("cfgParam1: yes\n")).toEqual({ cfgParam1: "true" });
+    expect(decodeTemplateConfig("cfgParam1:\n")).toEqual({ cfgParam1: "" });
+    expect(decodeTemplateConfig("# nothing\n")).toEqual({ cfgParam1: "" });
+  });
+
+  it("refuses what Go's decoder refuses, in its words", () => {
+    expect(() => decodeTemplateConfig("cfgParam1: [a]\n")).toThrow(
+      new TemplateConfigError(
+        "failed to parse configuration: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal array into Go struct field config.cfgParam1 of type string",
+      ),
+    );
+    expect(() => decodeTemplateConfig("- cfgParam1\n")).toThrow(
+      "failed to parse configuration: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal array into Go value of type main.config",
+    );
+    expect(() => decodeTemplateConfig("cfgParam1: [\n")).toThrow(/^failed to parse configuration: /);
+  });
+
+  it("reads the update demonstration, ours, off unless CPU shares are given", () => {
+    expect(decodeTemplateConfig("updates: {cpuShares: 512, unsolicited: true}\n")).toEqual({
+      cfgParam1: "",
+      updates: { cpuShares: 512n, unsolicited: true },
+    });
+    expect(decodeTemplateConfig("updates: {unsolicited: true}\n")).toEqual({ cfgParam1: "" });
+    expect(() => decodeTemplateConfig("updates: {cpuShares: -1}\n")).toThrow(
+      "failed to parse configuration: updates.cpuShares: expected a whole number of CPU shares",
+    );
+    expect(() => decodeTemplateConfig("updates: {cpuShares: 2, unsolicited: maybe}\n")).toThrow(
+      "failed to parse configuration: updates.unsolicited: expected true or false",
+    );
+    expect(() => decodeTemplateConfig("updates: [1]\n")).toThrow("failed to parse configuration: updates: expected a mapping");
+  });
+});
