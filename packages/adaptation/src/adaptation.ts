@@ -12,6 +12,7 @@ import {
   DEFAULT_SOCKET_PATH,
   Event,
   NRI_VERSION,
+  type OwningPlugins,
   type PodSandbox,
   type PostCreateContainerRequest,
   type PostStartContainerRequest,
@@ -74,6 +75,31 @@ export interface UnsolicitedUpdateOrigin {
  */
 export type UpdateFn = (updates: ContainerUpdate[], origin: UnsolicitedUpdateOrigin) => Promise<ContainerUpdate[]>;
 
+/** The requests whose plugin replies are merged, with what each is asked and answers. */
+interface MergedRequests {
+  CreateContainer: { request: CreateContainerRequest; response: CreateContainerResponse };
+  UpdateContainer: { request: UpdateContainerRequest; response: MergedUpdateContainerResponse };
+  StopContainer: { request: StopContainerRequest; response: StopContainerResponse };
+}
+
+/**
+ * How one CreateContainer, UpdateContainer or StopContainer ended, as the
+ * `onMerge` option hears of it: the runtime's request as the plugins left it
+ * (filled in; CreateContainer's adjusted, UpdateContainer's resources
+ * merged), `owners` (who set or removed what, per container, updates of
+ * other containers included: the `OwningPlugins` validators get), and
+ * either the merged `response` the runtime receives or the `error` the
+ * request failed with (owners then as far as the merge got). The objects are
+ * the adaptation's own: read them, don't change them.
+ */
+export type MergeEvent = {
+  [O in keyof MergedRequests]: {
+    operation: O;
+    request: MergedRequests[O]["request"];
+    owners: OwningPlugins;
+  } & ({ response: MergedRequests[O]["response"]; error?: undefined } | { response?: undefined; error: Error });
+}[keyof MergedRequests];
+
 /** Options of an Adaptation; every one has a default. */
 export interface AdaptationOptions {
   /** The socket external plugins connect to (default /var/run/nri/nri.sock); its directory is created with mode 0700. */
@@ -95,6 +121,13 @@ export interface AdaptationOptions {
   logger?: Logger;
   /** Counters of plugin activity (none by default). */
   metrics?: Metrics;
+  /**
+   * Hears how every CreateContainer, UpdateContainer and StopContainer
+   * ended, with the owner of each change (see MergeEvent); called once per
+   * request, after validation, before the response is returned. An
+   * exception it throws is logged and otherwise ignored.
+   */
+  onMerge?: (event: MergeEvent) => void;
   /** Receives deprecation warnings; without one they are logged. */
   deprecations?: DeprecationRecorder;
   /** The NRI version told to plugins (default this package's, v0.12.2). */
@@ -145,6 +178,7 @@ export class Adaptation {
   readonly #builtins: BuiltinPlugin[];
   readonly #logger: Logger;
   readonly #metrics: Metrics;
+  readonly #onMerge: ((event: MergeEvent) => void) | undefined;
   readonly #host: PluginHost;
   #registrationTimeoutMs: number;
   #requestTimeoutMs: number;
@@ -182,6 +216,7 @@ export class Adaptation {
     this.#requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.#logger = options.logger ?? silentLogger;
     this.#metrics = options.metrics ?? noMetrics;
+    this.#onMerge = options.onMerge;
     this.#builtins = [...(options.builtinPlugins ?? [])];
     const validator = defaultValidator(options.defaultValidator);
     if (validator) {
@@ -315,18 +350,20 @@ export class Adaptation {
   createContainer(request: CreateContainerRequest): Promise<CreateContainerResponse> {
     return this.#serialized(async () => {
       const result = new CreateContainerResult(request);
-      const validation = this.#validators.length > 0 ? result.startValidation() : undefined;
-      for (const plugin of this.#plugins) {
-        validation?.addPlugin(plugin.name, plugin.index);
-        result.apply(await plugin.relay(Event.CREATE_CONTAINER, "createContainer", result.request), plugin.fullName);
-      }
-      const response = result.response();
-      if (validation) {
-        const validationRequest = validation.build(response, result.owners.message);
-        const failure = await firstValidationError(this.#validators.map((plugin) => plugin.validate(validationRequest)));
-        if (failure) throw failure;
-      }
-      return response;
+      return this.#observeMerge("CreateContainer", request, result.owners.message, async () => {
+        const validation = this.#validators.length > 0 ? result.startValidation() : undefined;
+        for (const plugin of this.#plugins) {
+          validation?.addPlugin(plugin.name, plugin.index);
+          result.apply(await plugin.relay(Event.CREATE_CONTAINER, "createContainer", result.request), plugin.fullName);
+        }
+        const response = result.response();
+        if (validation) {
+          const validationRequest = validation.build(response, result.owners.message);
+          const failure = await firstValidationError(this.#validators.map((plugin) => plugin.validate(validationRequest)));
+          if (failure) throw failure;
+        }
+        return response;
+      });
     });
   }
 
@@ -352,10 +389,12 @@ export class Adaptation {
   updateContainer(request: UpdateContainerRequest): Promise<MergedUpdateContainerResponse> {
     return this.#serialized(async () => {
       const result = new UpdateContainerResult(request);
-      for (const plugin of this.#plugins) {
-        result.apply(await plugin.relay(Event.UPDATE_CONTAINER, "updateContainer", result.request), plugin.fullName);
-      }
-      return result.response();
+      return this.#observeMerge("UpdateContainer", request, result.owners.message, async () => {
+        for (const plugin of this.#plugins) {
+          result.apply(await plugin.relay(Event.UPDATE_CONTAINER, "updateContainer", result.request), plugin.fullName);
+        }
+        return result.response();
+      });
     });
   }
 
@@ -367,10 +406,12 @@ export class Adaptation {
   stopContainer(request: StopContainerRequest): Promise<StopContainerResponse> {
     return this.#serialized(async () => {
       const result = new StopContainerResult();
-      for (const plugin of this.#plugins) {
-        result.apply(await plugin.relay(Event.STOP_CONTAINER, "stopContainer", request), plugin.fullName);
-      }
-      return result.response();
+      return this.#observeMerge("StopContainer", request, result.owners.message, async () => {
+        for (const plugin of this.#plugins) {
+          result.apply(await plugin.relay(Event.STOP_CONTAINER, "stopContainer", request), plugin.fullName);
+        }
+        return result.response();
+      });
     });
   }
 
@@ -387,6 +428,34 @@ export class Adaptation {
         this.#removeClosedPlugins();
       }
     });
+  }
+
+  /** Runs a merging request's body and tells the `onMerge` observer how it ended. */
+  async #observeMerge<O extends keyof MergedRequests>(
+    operation: O,
+    request: MergedRequests[O]["request"],
+    owners: OwningPlugins,
+    merge: () => Promise<MergedRequests[O]["response"]>,
+  ): Promise<MergedRequests[O]["response"]> {
+    if (!this.#onMerge) return merge();
+    let response: MergedRequests[O]["response"];
+    try {
+      response = await merge();
+    } catch (error) {
+      const failure = error instanceof Error ? error : new Error(String(error));
+      this.#tellMerge({ operation, request, owners, error: failure } as MergeEvent);
+      throw error;
+    }
+    this.#tellMerge({ operation, request, owners, response } as MergeEvent);
+    return response;
+  }
+
+  #tellMerge(event: MergeEvent): void {
+    try {
+      this.#onMerge?.(event);
+    } catch (error) {
+      this.#logger.error(`NRI merge observer failed: ${errorText(error)}`, { operation: event.operation, error });
+    }
   }
 
   #relayEvent<K extends RelayMethod>(event: Event, method: K, request: PluginRequest<K>): Promise<void> {

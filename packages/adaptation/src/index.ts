@@ -46,6 +46,7 @@ export {
   Adaptation,
   AdaptationError,
   type AdaptationOptions,
+  type MergeEvent,
   type PluginInfo,
   type PluginSyncBlock,
   type SyncCallback,

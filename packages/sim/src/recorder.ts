@@ -1,22 +1,15 @@
 /**
  * Collects what happens during one step (or during setup): the adaptation
- * reports each call to a plugin through its metrics hooks, the runtime's
+ * reports each call to a plugin through its metrics hooks and the owners of
+ * each merged request through its `onMerge` observer, the runtime's
  * callbacks report updates and evictions, child plugins their output.
  */
-import type { ContainerAdjustment } from "@nri-ts/api";
-import { ContainerAdjustment as ContainerAdjustmentFns } from "@nri-ts/api";
+import type { OwningPlugins } from "@nri-ts/api";
 import type { Metrics } from "@nri-ts/adaptation";
 import type { DeliveredEvent, EvictionReport, OutputLine, UpdateReport } from "./report.js";
 
-/** What one plugin asked for in a CreateContainer reply, as it arrived. */
-export interface PluginAdjustment {
-  plugin: string;
-  adjust: ContainerAdjustment;
-}
-
 export class StepRecord {
   readonly events: DeliveredEvent[] = [];
-  readonly adjustments: PluginAdjustment[] = [];
   readonly updates: UpdateReport[] = [];
   readonly evictions: EvictionReport[] = [];
   readonly output: OutputLine[] = [];
@@ -25,18 +18,23 @@ export class StepRecord {
 /** Plugins whose events reports leave out (the simulator's own scripted plugins). */
 export type HiddenPlugins = ReadonlySet<string>;
 
+/** What the simulator takes from the adaptation's `onMerge` events. */
+export interface MergedOwners {
+  request: object;
+  owners: OwningPlugins;
+}
+
 function errorText(error: Error): string {
   return error.message;
 }
 
-/**
- * The adaptation's metrics sink, writing into the current record. Adjustments
- * are copied when they arrive, before the merge consumes them.
- */
+/** The adaptation's metrics sink and merge observer, writing into the current record. */
 export class Recorder implements Metrics {
   current = new StepRecord();
   /** Calls each plugin has answered (or failed) since the start. */
   readonly calls = new Map<string, number>();
+  /** Who set what in each merged request, by the request the runtime sent. */
+  private readonly owners = new WeakMap<object, OwningPlugins>();
 
   constructor(private readonly hidden: HiddenPlugins) {}
 
@@ -47,6 +45,16 @@ export class Recorder implements Metrics {
     return done;
   }
 
+  /** The adaptation's `onMerge` option: keeps the owners of every merged CreateContainer, UpdateContainer and StopContainer. */
+  readonly merged = ({ request, owners }: MergedOwners): void => {
+    this.owners.set(request, owners);
+  };
+
+  /** The owners of the request that was sent as `request`, once the adaptation has merged it. */
+  ownersOf(request: object): OwningPlugins | undefined {
+    return this.owners.get(request);
+  }
+
   recordPluginInvocation(plugin: string, operation: string, error: Error | undefined): void {
     this.calls.set(plugin, (this.calls.get(plugin) ?? 0) + 1);
     if (this.hidden.has(plugin)) return;
@@ -55,11 +63,7 @@ export class Recorder implements Metrics {
 
   recordPluginLatency(): void {}
 
-  recordPluginAdjustments(plugin: string, operation: string, adjust: ContainerAdjustment | undefined): void {
-    if (operation === "CreateContainer" && adjust) {
-      this.current.adjustments.push({ plugin, adjust: ContainerAdjustmentFns.fromPartial(adjust) });
-    }
-  }
+  recordPluginAdjustments(): void {}
 
   updatePluginCount(): void {}
 }

@@ -1,10 +1,11 @@
-import { type Container, ContainerState } from "@nri-ts/api";
+import { type Container, ContainerState, type DeepPartial, type LinuxResources } from "@nri-ts/api";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Plugin, silentLogger, Stub } from "@nri-ts/stub";
 import { describe, expect, it } from "vitest";
 import { parseScenario } from "./parse-scenario.js";
+import { renderStep } from "./render-text.js";
 import type { StepReport } from "./report.js";
 import { simulate } from "./simulate.js";
 
@@ -141,6 +142,58 @@ describe("simulate", () => {
       env: { MODE: "prod", GREETING: "alpha" },
       resources: { memory: { limit: 1 << 30, swap: 1 << 30 } },
     });
+  });
+
+  it("reports the owner of each change in updates carried by CreateContainer, UpdateContainer and StopContainer replies", async () => {
+    const ids = new Map<string, string>();
+    const remember = (container: Container) => ids.set(container.name, container.id);
+    const resources = (containerId: string, linux: DeepPartial<LinuxResources>) => ({ containerId, linux: { resources: linux } });
+    const alpha: Plugin = {
+      createContainer: (_pod, c) => {
+        remember(c);
+        if (c.name === "app") return { update: [resources(ids.get("side")!, { cpu: { shares: { value: 256n } } })] };
+      },
+      updateContainer: (_pod, c) => [resources(c.id, { memory: { limit: { value: 768n << 20n } } })],
+      stopContainer: (_pod, c) => (c.name === "app" ? [resources(ids.get("side")!, { memory: { limit: { value: 128n << 20n } } })] : []),
+    };
+    const beta: Plugin = {
+      createContainer: (_pod, c) => {
+        if (c.name === "app") return { update: [resources(ids.get("side")!, { memory: { limit: { value: 64n << 20n } } })] };
+      },
+      updateContainer: (_pod, c) => [resources(c.id, { cpu: { shares: { value: 2048n } } })],
+    };
+    const report = await simulate(
+      `${lifecycle}
+expect:
+  - after: update app
+    owners: {MemLimit: 10-alpha, CPUShares: 20-beta}
+`,
+      {
+        plugins: [
+          { plugin: alpha, index: "10", name: "alpha" },
+          { plugin: beta, index: "20", name: "beta" },
+        ],
+        clock: "virtual",
+      },
+    );
+    const owned = (s: StepReport) =>
+      s.updates.map(({ container, from, changes }) => ({
+        container,
+        from,
+        owned: changes.filter((c) => c.owner).map((c) => [c.text, c.owner]),
+      }));
+
+    expect(report.failures).toEqual([]);
+    expect(owned(step(report.steps, "create app"))).toEqual([
+      { container: "web/side", from: "CreateContainer", owned: [["memory.limit 64Mi", "20-beta"], ["cpu.shares 256", "10-alpha"]] },
+    ]);
+    expect(owned(step(report.steps, "update app"))).toEqual([
+      { container: "web/app", from: "UpdateContainer", owned: [["memory.limit 768Mi", "10-alpha"], ["cpu.shares 2048", "20-beta"]] },
+    ]);
+    expect(owned(step(report.steps, "exit app"))).toEqual([
+      { container: "web/side", from: "StopContainer", owned: [["memory.limit 128Mi", "10-alpha"]] },
+    ]);
+    expect(renderStep(step(report.steps, "update app"))).toContain("memory.limit 768Mi  10-alpha");
   });
 
   it("fails a create on a conflict, with the Go reference's text, and undoes it for the plugins", async () => {

@@ -169,6 +169,7 @@ class Simulation {
         ...(options.defaultValidator && { defaultValidator: options.defaultValidator }),
         ...(options.logger && { logger: options.logger }),
         metrics: this.recorder,
+        onMerge: this.recorder.merged,
       },
     );
     this.runner = new StepRunner(

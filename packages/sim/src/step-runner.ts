@@ -8,7 +8,7 @@
  * StopContainer and RemoveContainer, as containerd does.
  */
 import type { Adaptation } from "@nri-ts/adaptation";
-import { CreateContainerResult, ValidatorFailedError, ValidatorRejectedError } from "@nri-ts/adaptation";
+import { ValidatorFailedError, ValidatorRejectedError } from "@nri-ts/adaptation";
 import type { ContainerAdjustment, ContainerUpdate, LinuxResources, OwningPlugins } from "@nri-ts/api";
 import { Container, LinuxResources as LinuxResourcesFns, PodSandbox } from "@nri-ts/api";
 import { applyAdjustment } from "./apply-adjustment.js";
@@ -212,10 +212,10 @@ export class StepRunner {
 
   private async create(key: string): Promise<StepOutcome> {
     const c = this.runtime.prepareCreate(key);
-    const original = this.request(c);
+    const request = this.request(c);
     let response;
     try {
-      response = await this.nri.createContainer(this.request(c));
+      response = await this.nri.createContainer(request);
     } catch (error) {
       const outcome = { ...emptyOutcome(), validation: this.verdicts(error) };
       c.nri = "created";
@@ -224,7 +224,7 @@ export class StepRunner {
       c.nri = "none";
       throw new StepFailure(error, outcome);
     }
-    const owners = this.owners(original);
+    const owners = this.recorder.ownersOf(request);
     const adjust: ContainerAdjustment | undefined = response.adjust;
     const ignored = applyAdjustment(c.container, adjust);
     this.runtime.created(c);
@@ -237,23 +237,6 @@ export class StepRunner {
       ignored,
       validation: this.verdicts(undefined),
     };
-  }
-
-  /**
-   * Who owns what in the merged adjustment: the adaptation's merge replayed
-   * on the plugins' replies as they arrived (it is deterministic, so the
-   * owners are the ones the runtime's request had).
-   */
-  private owners(request: { pod: PodSandbox; container: Container }): OwningPlugins | undefined {
-    const replay = new CreateContainerResult(request);
-    try {
-      for (const { plugin, adjust } of this.recorder.current.adjustments) {
-        replay.apply({ adjust, update: [], evict: [] }, plugin);
-      }
-    } catch {
-      return undefined;
-    }
-    return replay.owners.message;
   }
 
   /** Each validator's verdict: the one named by a rejection rejected, the others (that answered) accepted. */
@@ -287,12 +270,10 @@ export class StepRunner {
     }
     const requested = LinuxResourcesFns.fromPartial(filledLinux(c.container).resources);
     const ignored = applyResources(requested, resources, "update");
-    const response = await this.nri.updateContainer({
-      ...this.request(c),
-      linuxResources: LinuxResourcesFns.fromPartial(requested),
-    });
+    const request = { ...this.request(c), linuxResources: LinuxResourcesFns.fromPartial(requested) };
+    const response = await this.nri.updateContainer(request);
     // The last entry is this container's resources as the plugins left them (null if they did not touch them).
-    this.applyUpdates(response.update, "UpdateContainer");
+    this.applyUpdates(response.update, "UpdateContainer", this.recorder.ownersOf(request));
     if (!response.update.at(-1)) applyResources(filledLinux(c.container).resources, requested, "update");
     await logged(this.nri.postUpdateContainer(this.request(c)));
     return { ...emptyOutcome(), ignored };
@@ -316,8 +297,9 @@ export class StepRunner {
     if (c.nri !== "created" && c.nri !== "running") return;
     c.nri = "stopped";
     try {
-      const response = await this.nri.stopContainer(this.request(c));
-      this.applyUpdates(response.update, "StopContainer");
+      const request = this.request(c);
+      const response = await this.nri.stopContainer(request);
+      this.applyUpdates(response.update, "StopContainer", this.recorder.ownersOf(request));
     } catch {
       // Logged by runtimes; the failing event carries the error in the report.
     }
