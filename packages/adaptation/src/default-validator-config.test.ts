@@ -84,3 +84,11 @@ describe("parseDefaultValidatorConfig", () => {
     expect(() => parseDefaultValidatorConfig({ enable: "on" })).toThrow(DefaultValidatorConfigError);
   });
 });
+
+describe("parseDefaultValidatorConfig on hostile nesting", () => {
+  it("refuses YAML nested thousands deep with a config error", () => {
+    expect(() => parseDefaultValidatorConfig(`requiredPlugins: ${"[".repeat(5000)}`)).toThrow(
+      new DefaultValidatorConfigError("default validator config: exceeded max depth of 300"),
+    );
+  });
+});

@@ -1,3 +1,4 @@
+import { MAX_YAML_NESTING, yamlMayNestDeeperThan } from "@nri-ts/api";
 import { parse } from "yaml";
 import { errorText } from "./error-text.js";
 
@@ -93,6 +94,7 @@ export function parseDefaultValidatorConfig(input: string | Readonly<Record<stri
   const fromYaml = typeof input === "string";
   let source: unknown;
   try {
+    if (fromYaml && yamlMayNestDeeperThan(input)) throw new Error(`exceeded max depth of ${MAX_YAML_NESTING}`);
     source = fromYaml ? (parse(input) ?? {}) : input;
   } catch (error) {
     throw new DefaultValidatorConfigError(`default validator config: ${errorText(error)}`);

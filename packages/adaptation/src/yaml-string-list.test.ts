@@ -67,3 +67,10 @@ describe("parseYamlStringList", () => {
     );
   });
 });
+
+describe("parseYamlStringList on hostile nesting", () => {
+  it("refuses a list nested thousands deep with an error, instead of crashing the process", () => {
+    const deep = `${"[".repeat(5000)}${"]".repeat(5000)}`;
+    expect(() => parseYamlStringList(deep)).toThrow(new YamlListError("yaml: exceeded max depth of 300"));
+  });
+});

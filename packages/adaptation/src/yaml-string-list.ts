@@ -1,4 +1,5 @@
 import type { Document, Node } from "yaml";
+import { MAX_YAML_NESTING, yamlMayNestDeeperThan } from "@nri-ts/api";
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseAllDocuments, Scalar } from "yaml";
 
 /** The YAML text does not hold a list of strings; the message follows go-yaml's. */
@@ -97,6 +98,9 @@ class ListReader {
  * the `yaml` package's words after go-yaml's `yaml: line N: ` prefix.
  */
 export function parseYamlStringList(text: string): string[] {
+  // Go accepts up to 10000 levels; ours are refused earlier, before they can
+  // exhaust the parser (see yamlMayNestDeeperThan).
+  if (yamlMayNestDeeperThan(text)) throw new YamlListError(`yaml: exceeded max depth of ${MAX_YAML_NESTING}`);
   const lines = new LineCounter();
   const documents = parseAllDocuments(text, { schema: "failsafe", lineCounter: lines, prettyErrors: false });
   if (!Array.isArray(documents) || documents.length === 0) return [];

@@ -69,6 +69,7 @@ export {
   sinceExitNs,
 } from "./status.js";
 export { UpdateBuilder } from "./update.js";
+export { MAX_YAML_NESTING, yamlMayNestDeeperThan } from "./yaml-nesting.js";
 export {
   DEVEL_NRI_VERSION,
   inferRuntimeNriVersion,

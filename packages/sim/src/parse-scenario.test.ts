@@ -203,3 +203,10 @@ steps:
     );
   });
 });
+
+describe("parseScenario on hostile nesting", () => {
+  it("refuses a document nested thousands deep with a scenario error", () => {
+    expect(() => parseScenario(`name: x\nsteps: ${"[".repeat(5000)}`)).toThrow(ScenarioError);
+    expect(() => parseScenario(`name: x\nsteps: ${"[".repeat(5000)}`)).toThrow(/nested deeper than 300 levels/);
+  });
+});

@@ -31,3 +31,11 @@ describe("decodeConfig", () => {
     expect(() => decodeConfig("a: [\n", defaultConfig())).toThrow(/^failed to parse provided configuration: /);
   });
 });
+
+describe("decodeConfig on hostile nesting", () => {
+  it("refuses YAML nested thousands deep with a configuration error", () => {
+    expect(() => decodeConfig(`events: ${"[".repeat(5000)}`, defaultConfig())).toThrow(
+      new LoggerConfigError("failed to parse provided configuration: exceeded max depth of 300"),
+    );
+  });
+});

@@ -5,6 +5,7 @@
  * logger decodes it: keys match whatever their case, unknown keys are
  * ignored, numbers and booleans given for text become text.
  */
+import { MAX_YAML_NESTING, yamlMayNestDeeperThan } from "@nri-ts/api";
 import { isMap, isScalar, isSeq, parseDocument, type Node } from "yaml";
 
 export interface LoggerConfig {
@@ -42,6 +43,9 @@ function scalarText(node: Node | null, key: string): string | undefined {
 
 /** `config` (YAML) decoded over `base`. */
 export function decodeConfig(config: string, base: LoggerConfig): LoggerConfig {
+  if (yamlMayNestDeeperThan(config)) {
+    throw new LoggerConfigError(`failed to parse provided configuration: exceeded max depth of ${MAX_YAML_NESTING}`);
+  }
   const doc = parseDocument(config, { version: "1.1" });
   if (doc.errors.length > 0) {
     throw new LoggerConfigError(`failed to parse provided configuration: ${doc.errors[0].message.split("\n")[0]}`);

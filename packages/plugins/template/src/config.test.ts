@@ -37,3 +37,10 @@ describe("decodeTemplateConfig", () => {
     expect(() => decodeTemplateConfig("updates: [1]\n")).toThrow("failed to parse configuration: updates: expected a mapping");
   });
 });
+
+describe("decodeTemplateConfig on hostile nesting", () => {
+  it("refuses YAML nested thousands deep with a configuration error", () => {
+    expect(() => decodeTemplateConfig(`cfgParam1: ${"[".repeat(5000)}`)).toThrow(TemplateConfigError);
+    expect(() => decodeTemplateConfig(`cfgParam1: ${"[".repeat(5000)}`)).toThrow(/exceeded max depth of 300/);
+  });
+});

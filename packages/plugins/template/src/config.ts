@@ -8,6 +8,7 @@
  * answers with empty update lists); present, it shows the ways a plugin can
  * update containers (see README).
  */
+import { MAX_YAML_NESTING, yamlMayNestDeeperThan } from "@nri-ts/api";
 import { isMap, isScalar, isSeq, type Node, parseDocument } from "yaml";
 
 export interface UpdateDemo {
@@ -79,6 +80,7 @@ function updates(node: Node | null): UpdateDemo | undefined {
 
 /** Decodes the configuration YAML (YAML 1.1 scalars, as Go's sigs.k8s.io/yaml reads them). */
 export function decodeTemplateConfig(config: string): TemplateConfig {
+  if (yamlMayNestDeeperThan(config)) throw new TemplateConfigError(`${PREFIX}exceeded max depth of ${MAX_YAML_NESTING}`);
   const doc = parseDocument(config, { version: "1.1", intAsBigInt: true, uniqueKeys: false });
   if (doc.errors.length > 0) throw new TemplateConfigError(`${PREFIX}${doc.errors[0].message.split("\n")[0]}`);
   const root = doc.contents as Node | null;

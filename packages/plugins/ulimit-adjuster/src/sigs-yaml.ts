@@ -19,7 +19,7 @@
  * place can end the Node.js process, so YAML nested deeper than MAX_DEPTH
  * levels is refused before it is parsed.
  */
-import { goQuote } from "@nri-ts/api";
+import { goQuote, MAX_YAML_NESTING, yamlMayNestDeeperThan } from "@nri-ts/api";
 import { type Alias, type Document, isAlias, isMap, isNode, isScalar, isSeq, type Node, parseAllDocuments, type Scalar, visit } from "yaml";
 import { formatGoFloat32, formatJsonFloat, type GoScalar, goScalarText, resolvePlain, resolveTagged } from "./go-scalar.js";
 
@@ -58,30 +58,9 @@ type Json = null | boolean | string | JsonNumber | Json[] | Map<string, Json>;
 const CORE_TAGS = new Set(["str", "int", "float", "bool", "null"]);
 const CORE_PREFIX = "tag:yaml.org,2002:";
 /** The deepest nesting read, aliases included; deeper YAML is refused. */
-export const MAX_DEPTH = 300;
+export const MAX_DEPTH = MAX_YAML_NESTING;
 
 const tooDeep = () => new SigsYamlError(`error converting YAML to JSON: yaml: exceeded max depth of ${MAX_DEPTH}`);
-
-/**
- * Whether the text may nest deeper than MAX_DEPTH, judged without parsing:
- * open flow collections, plus each line's indentation and block indicators
- * (`- `, `? `, `: `). It over-counts (brackets in quotes count too), never
- * under-counts.
- */
-function mayNestTooDeep(text: string): boolean {
-  let flow = 0;
-  for (const line of text.split("\n")) {
-    let block = line.length - line.trimStart().length;
-    for (let i = 0; i < line.length; i++) {
-      const char = line[i];
-      if (char === "[" || char === "{") flow++;
-      else if ((char === "]" || char === "}") && flow > 0) flow--;
-      else if ((char === "-" || char === "?" || char === ":") && (i + 1 === line.length || line[i + 1] === " ")) block++;
-      if (flow + block > MAX_DEPTH) return true;
-    }
-  }
-  return false;
-}
 
 /**
  * go-yaml v2's guard against documents that expand through aliases: the
@@ -361,7 +340,7 @@ function syntaxMessage(error: { message: string; linePos?: [{ line: number }, ..
  * @throws SigsYamlError with the Go plugin's text
  */
 export function decodeSigsYaml(text: string, target: GoTarget): GoValue {
-  if (mayNestTooDeep(text)) throw tooDeep();
+  if (yamlMayNestDeeperThan(text, MAX_DEPTH)) throw tooDeep();
   const [doc] = parseAllDocuments(text, { version: "1.1", schema: "failsafe", uniqueKeys: false, merge: false });
   if (doc === undefined) return zeroValue(target);
   if (doc.errors.length > 0) throw new SigsYamlError(`error converting YAML to JSON: ${syntaxMessage(doc.errors[0])}`);
