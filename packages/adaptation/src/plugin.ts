@@ -322,15 +322,7 @@ export class Plugin {
         this.#callEvent(event, method, operation, request, Date.now() + this.#host.requestTimeoutMs),
       );
     } catch (error) {
-      if (error instanceof PluginError && error.fatal) {
-        this.#host.logger.error(`closing plugin ${this.fullName}, failed to handle ${operation} request: ${error.message}`, {
-          plugin: this.fullName,
-          operation,
-          error,
-        });
-        this.close();
-        return undefined;
-      }
+      if (this.#closedOnFatal(error, operation)) return undefined;
       throw error;
     }
     this.#recordAdjustments(method, operation, response);
@@ -354,14 +346,7 @@ export class Plugin {
       );
       rejection = validationVerdict(response, this.fullName);
     } catch (error) {
-      if (error instanceof PluginError && error.fatal) {
-        this.#host.logger.error(`closing plugin ${this.fullName}, failed to handle ${operation} request: ${error.message}`, {
-          plugin: this.fullName,
-          operation,
-          error,
-        });
-        this.close();
-      }
+      this.#closedOnFatal(error, operation);
       throw new ValidatorFailedError(this.fullName, error);
     }
     if (rejection) throw rejection;
@@ -388,6 +373,18 @@ export class Plugin {
   }
 
   /** Calls a method; failures become PluginErrors naming this plugin. */
+  /** Closes the plugin when the error is fatal (timeout, lost connection, protocol error); says whether it did. */
+  #closedOnFatal(error: unknown, operation: string): boolean {
+    if (!(error instanceof PluginError && error.fatal)) return false;
+    this.#host.logger.error(`closing plugin ${this.fullName}, failed to handle ${operation} request: ${error.message}`, {
+      plugin: this.fullName,
+      operation,
+      error,
+    });
+    this.close();
+    return true;
+  }
+
   async #call<K extends PluginMethod>(
     method: K,
     operation: string,
