@@ -11,6 +11,7 @@ import { pathToFileURL } from "node:url";
 import { createLogger, runPlugin } from "@nri-ts/stub";
 import { HANDLER_DONE_MARK, markingHandlers } from "./output-marks.js";
 import { pluginFromModule } from "./plugin-module.js";
+import { errorText } from "./error-text.js";
 
 process.stderr.write = process.stdout.write.bind(process.stdout) as typeof process.stderr.write;
 
@@ -31,6 +32,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`${errorText(error)}\n`);
   process.exit(1);
 });

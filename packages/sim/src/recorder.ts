@@ -24,10 +24,6 @@ export interface MergedOwners {
   owners: OwningPlugins;
 }
 
-function errorText(error: Error): string {
-  return error.message;
-}
-
 /** The adaptation's metrics sink and merge observer, writing into the current record. */
 export class Recorder implements Metrics {
   current = new StepRecord();
@@ -58,7 +54,7 @@ export class Recorder implements Metrics {
   recordPluginInvocation(plugin: string, operation: string, error: Error | undefined): void {
     this.calls.set(plugin, (this.calls.get(plugin) ?? 0) + 1);
     if (this.hidden.has(plugin)) return;
-    this.current.events.push({ plugin, event: operation, ...(error && { error: errorText(error) }) });
+    this.current.events.push({ plugin, event: operation, ...(error && { error: error.message }) });
   }
 
   recordPluginLatency(): void {}

@@ -32,6 +32,7 @@ import type { ExpectationReport, PluginInfo, SimReport, StepReport } from "./rep
 import { SimRuntime } from "./runtime-state.js";
 import type { Scenario, Step } from "./scenario.js";
 import { StepRunner } from "./step-runner.js";
+import { errorText } from "./error-text.js";
 
 /** The report's head: known once the plugins are connected. */
 export type SetupReport = Pick<SimReport, "scenario" | "file" | "runtime" | "plugins" | "setup">;
@@ -92,9 +93,6 @@ function scriptedIdentity(fullName: string): Identity {
   return pluginIdentity({ plugin: SCRIPTED_PLUGIN, index: fullName.slice(0, dash), name: fullName.slice(dash + 1) }, "99");
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** Failed expectations, unexpected step errors, unexpected plugin losses, setup errors: one line each. */
 function failuresOf(report: Omit<SimReport, "ok" | "failures">, scenario: Scenario): string[] {
@@ -203,7 +201,7 @@ class Simulation {
     try {
       await this.nri.start();
     } catch (error) {
-      this.setupErrors.push(`the runtime could not start: ${messageOf(error)}`);
+      this.setupErrors.push(`the runtime could not start: ${errorText(error)}`);
       return false;
     }
     this.options.observer?.listening?.(this.socketPath);
@@ -226,7 +224,7 @@ class Simulation {
       this.connected.push(started);
     });
     for (const result of await Promise.allSettled([...starts, ...scripted])) {
-      if (result.status === "rejected") this.setupErrors.push(messageOf(result.reason));
+      if (result.status === "rejected") this.setupErrors.push(errorText(result.reason));
     }
   }
 

@@ -21,6 +21,7 @@ import type { Recorder } from "./recorder.js";
 import type { VerdictReport } from "./report.js";
 import { type ExitStatus, exitStatus, LifecycleError, type SimContainer, type SimRuntime } from "./runtime-state.js";
 import type { EvictionSpec, Step, UpdateSpec } from "./scenario.js";
+import { errorText } from "./error-text.js";
 
 /** The requests the runtime sends through the adaptation. */
 export type NriRequests = Pick<
@@ -59,7 +60,7 @@ class StepFailure extends Error {
     cause: unknown,
     readonly outcome: StepOutcome,
   ) {
-    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    super(errorText(cause), { cause });
   }
 }
 
@@ -97,7 +98,7 @@ export class StepRunner {
       return await this.dispatch(step);
     } catch (error) {
       if (error instanceof StepFailure) return { ...error.outcome, error: error.message };
-      return { ...emptyOutcome(), error: error instanceof Error ? error.message : String(error) };
+      return { ...emptyOutcome(), error: errorText(error) };
     }
   }
 

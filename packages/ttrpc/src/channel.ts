@@ -9,7 +9,7 @@ import { FrameDecoder } from "./frame-decoder.js";
 import { FrameWriter } from "./frame-writer.js";
 import { MessageQueue, ReadPressure } from "./message-queue.js";
 import { metadataToPairs } from "./metadata.js";
-import { StatusText } from "./status.js";
+import { errorText, StatusText } from "./status.js";
 
 /** Options of a Channel. */
 export interface ChannelOptions {
@@ -386,5 +386,5 @@ export function clientErrorFrom(path: string, error: unknown): ClientError {
     clientError.cause = error;
     return clientError;
   }
-  return new ClientError(path, Status.INTERNAL, error instanceof Error ? error.message : String(error));
+  return new ClientError(path, Status.INTERNAL, errorText(error));
 }

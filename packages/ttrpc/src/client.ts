@@ -14,6 +14,7 @@ import {
   type TtrpcCallOptions,
 } from "./definition.js";
 import { encodeMessage } from "./message-encoding.js";
+import { errorText } from "./status.js";
 
 /** Call options applied to every method ("*") or to one method (by its key), overridden per call. */
 export type DefaultCallOptions<D extends ServiceDefinition, OptionsExt = {}> = {
@@ -86,14 +87,14 @@ function baseCall(channel: Channel, service: string, method: MethodDefinition): 
     try {
       return encodeMessage(method.requestType, request);
     } catch (error) {
-      throw new ClientError(path, Status.INTERNAL, `ttrpc: error marshaling payload: ${messageOf(error)}`);
+      throw new ClientError(path, Status.INTERNAL, `ttrpc: error marshaling payload: ${errorText(error)}`);
     }
   };
   const decode = (payload: Uint8Array): unknown => {
     try {
       return method.responseType.decode(payload);
     } catch (error) {
-      throw new ClientError(path, Status.INTERNAL, `ttrpc: error unmarshalling payload: ${messageOf(error)}`);
+      throw new ClientError(path, Status.INTERNAL, `ttrpc: error unmarshalling payload: ${errorText(error)}`);
     }
   };
   const open = (request: unknown, options: TtrpcCallOptions): RawStream => {
@@ -169,6 +170,3 @@ function withMiddleware(
   };
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -15,7 +15,7 @@ import { FrameDecoder } from "./frame-decoder.js";
 import { FrameWriter } from "./frame-writer.js";
 import { encodeMessage } from "./message-encoding.js";
 import { MessageQueue, ReadPressure } from "./message-queue.js";
-import { StatusText, statusFromError } from "./status.js";
+import { errorText, statusFromError, StatusText } from "./status.js";
 
 /** A handler as the connection calls it: request (or requests) and context in, result out. */
 export type AnyHandler = (request: unknown, context: CallContext) => unknown;
@@ -141,7 +141,7 @@ export class ServerConnection {
     } catch (error) {
       return this.sendStatus(id, {
         code: Status.INVALID_ARGUMENT,
-        message: `unmarshal request error: ${messageOf(error)}`,
+        message: `unmarshal request error: ${errorText(error)}`,
       });
     }
     const service = this.host.services.get(request.service);
@@ -291,7 +291,7 @@ function encodeResponse(method: RegisteredMethod, response: unknown): Uint8Array
   try {
     return encodeMessage(method.definition.responseType, response);
   } catch (error) {
-    throw new ServerError(Status.INTERNAL, `ttrpc: error marshaling payload: ${messageOf(error)}`);
+    throw new ServerError(Status.INTERNAL, `ttrpc: error marshaling payload: ${errorText(error)}`);
   }
 }
 
@@ -313,9 +313,6 @@ function asStatus(error: unknown): unknown {
 }
 
 function unmarshalText(error: unknown): string {
-  return `ttrpc: error unmarshalling payload: ${messageOf(error)}`;
+  return `ttrpc: error unmarshalling payload: ${errorText(error)}`;
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

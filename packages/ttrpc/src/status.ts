@@ -28,9 +28,14 @@ export function statusFromError(error: unknown, abortReason?: ServerError): Stat
   if (abortReason !== undefined && isAbortError(error)) {
     return { code: abortReason.code, message: abortReason.details };
   }
-  return { code: Status.UNKNOWN, message: error instanceof Error ? error.message : String(error) };
+  return { code: Status.UNKNOWN, message: errorText(error) };
 }
 
 function isAbortError(error: unknown): boolean {
   return error instanceof Error && error.name === "AbortError";
+}
+
+/** The message of an Error, or the text of anything else thrown. */
+export function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
