@@ -13,6 +13,7 @@ import {
 } from "@nri-ts/api";
 import { describe, expect, it } from "vitest";
 import { CreateContainerResult } from "./create-container-result.js";
+import { mockResources } from "./upstream-mock-resources.js";
 
 /**
  * The behavioural cases of upstream adaptation_suite_test.go "Plugin
@@ -114,53 +115,15 @@ function adjustmentFor(
     case "linux memory policy":
       return { linux: { memoryPolicy: { mode: MpolMode.MPOL_INTERLEAVE, nodes: "0,1", flags: [MpolFlag.MPOL_F_STATIC_NODES] } } };
     case "resources/cpu":
-      return {
-        linux: {
-          resources: {
-            cpu: {
-              shares: { value: 123n },
-              quota: { value: 456n },
-              period: { value: 789n },
-              realtimeRuntime: { value: 321n },
-              realtimePeriod: { value: 654n },
-              cpus: "0-1",
-              mems: "2-3",
-            },
-          },
-        },
-      };
+      return { linux: { resources: mockResources("cpu", plugin) } };
     case "resources/mem":
-      return {
-        linux: {
-          resources: {
-            memory: {
-              limit: { value: 1234000n },
-              reservation: { value: 4000n },
-              swap: { value: 34000n },
-              kernel: { value: 30000n },
-              kernelTcp: { value: 2000n },
-              swappiness: { value: 987n },
-              disableOomKiller: { value: true },
-              useHierarchy: { value: true },
-            },
-          },
-        },
-      };
+      return { linux: { resources: mockResources("memory", plugin) } };
     case "resources/classes":
-      return { linux: { resources: { rdtClass: { value: plugin }, blockioClass: { value: plugin } } } };
+      return { linux: { resources: mockResources("classes", plugin) } };
     case "resources/hugepagelimits":
-      return {
-        linux: {
-          resources: {
-            hugepageLimits: [
-              { pageSize: "1M", limit: 4096n },
-              { pageSize: "4M", limit: 1024n },
-            ],
-          },
-        },
-      };
+      return { linux: { resources: mockResources("hugepagelimits", plugin) } };
     case "resources/unified":
-      return { linux: { resources: { unified: { "resource.1": "value1", "resource.2": "value2" } } } };
+      return { linux: { resources: mockResources("unified", plugin) } };
     case "cgroupspath":
       return { linux: { cgroupsPath: `/${plugin}` } };
     case "seccomp":

@@ -13,6 +13,7 @@ import { describe, expect, it } from "vitest";
 import { CreateContainerResult } from "./create-container-result.js";
 import { CreationUpdateError } from "./merge-updates.js";
 import { StopContainerResult, UpdateContainerResult } from "./update-container-result.js";
+import { type MockResourceSubject, mockResources } from "./upstream-mock-resources.js";
 
 /**
  * Updates merged during CreateContainer, UpdateContainer and StopContainer:
@@ -29,49 +30,9 @@ const entry = (containerId: string, resources: ResourcesInput, ignoreFailure = f
 const update = (containerId: string, resources?: ResourcesInput, ignoreFailure = false) =>
   ContainerUpdate.fromPartial({ containerId, ignoreFailure, linux: resources === undefined ? undefined : { resources } });
 
-/** The updates upstream's mock plugin `plugin` sends for a subject. */
-function subjectResources(subject: string, plugin: string): ResourcesInput {
-  switch (subject) {
-    case "resources/cpu":
-      return {
-        cpu: {
-          shares: { value: 123n },
-          quota: { value: 456n },
-          period: { value: 789n },
-          realtimeRuntime: { value: 321n },
-          realtimePeriod: { value: 654n },
-          cpus: "0-1",
-          mems: "2-3",
-        },
-      };
-    case "resources/memory":
-      return {
-        memory: {
-          limit: { value: 1234000n },
-          reservation: { value: 4000n },
-          swap: { value: 34000n },
-          kernel: { value: 30000n },
-          kernelTcp: { value: 2000n },
-          swappiness: { value: 987n },
-          disableOomKiller: { value: true },
-          useHierarchy: { value: true },
-        },
-      };
-    case "resources/classes":
-      return { rdtClass: { value: plugin }, blockioClass: { value: plugin } };
-    case "resources/hugepagelimits":
-      return {
-        hugepageLimits: [
-          { pageSize: "1M", limit: 4096n },
-          { pageSize: "4M", limit: 1024n },
-        ],
-      };
-    case "resources/unified":
-      return { unified: { "resource.1": "value1", "resource.2": "value2" } };
-    default:
-      throw new Error(`unknown subject ${subject}`);
-  }
-}
+/** The updates upstream's mock plugin `plugin` sends for a subject ("resources/cpu", ...). */
+const subjectResources = (subject: string, plugin: string): ResourcesInput =>
+  mockResources(subject.replace("resources/", "") as MockResourceSubject, plugin);
 
 const SUBJECTS = ["resources/cpu", "resources/memory", "resources/classes", "resources/hugepagelimits", "resources/unified"];
 
