@@ -1,6 +1,6 @@
 /*
  * The ttrpc test service of the conformance tests, on our side: its
- * definition, our implementation (behaving as the Go peers' service.go does)
+ * definition, our implementation (behaving as the Go peers' internal/testservice does)
  * and a client of it with one outcome shape for our client and Go's.
  */
 import { setTimeout as sleep } from "node:timers/promises";
@@ -28,7 +28,7 @@ const method = <Res, RequestStream extends boolean, ResponseStream extends boole
 ) => ({ name, requestType: KeyValue as MessageCodec<KeyValue>, responseType, requestStream, responseStream, options: {} });
 const unary = <Res>(name: string, responseType: MessageCodec<Res>) => method(name, responseType, false, false);
 
-/** The test service of cmd/ttrpc-peer/service.go (and cmd/mux-peer/service.go), as a ts-proto style definition. */
+/** The test service of internal/testservice (served by cmd/ttrpc-peer and cmd/mux-peer), as a ts-proto style definition. */
 export const TestDefinition = {
   name: "Test",
   fullName: SERVICE,
@@ -52,7 +52,7 @@ export const observed = { sleepsStarted: 0, sleepAborts: [] as unknown[] };
 export const BARRIER = 64;
 let barrier: { waiting: number; release: () => void; done: Promise<void> } | undefined;
 
-/** The test service in TypeScript, behaving as service.go does. */
+/** The test service in TypeScript, behaving as internal/testservice does. */
 export const implementation: ServiceImplementation<typeof TestDefinition> = {
   async echo(request) {
     if (request.key === "barrier") {

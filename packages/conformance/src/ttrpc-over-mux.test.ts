@@ -5,8 +5,8 @@
  * the runtime calls on connection 1 and serves on connection 2. We play each
  * side against cmd/mux-peer -nri playing the other, and in each layout both
  * conversations run: our client → Go's server and Go's client → our server,
- * with the test service of test-service.ts (Go's copy in
- * cmd/mux-peer/service.go).
+ * with the test service of test-service.ts (Go's twin in
+ * internal/testservice).
  *
  * Go's ttrpc reads a mux connection through a 4096-byte buffer and a Go mux
  * connection fails a read into a smaller buffer than its next frame (ENOMEM),

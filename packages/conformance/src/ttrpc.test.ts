@@ -1,7 +1,7 @@
 /*
  * @nri-ts/ttrpc against Go's github.com/containerd/ttrpc v1.2.7 (the version
  * NRI v0.12.2 pins), over plain unix sockets. The Go side is
- * cmd/ttrpc-peer: it serves the test service of its service.go, or calls it
+ * cmd/ttrpc-peer: it serves the test service of internal/testservice, or calls it
  * as a client driven by JSON lines. The TypeScript side implements the same
  * service (test-service.ts), so each check runs in both directions: Go client → our
  * server, our client → Go server. Wire transcripts then show that our frames

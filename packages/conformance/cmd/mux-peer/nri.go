@@ -13,6 +13,8 @@ import (
 	"github.com/containerd/nri/pkg/net/multiplex"
 	"github.com/containerd/ttrpc"
 	"google.golang.org/grpc/status"
+
+	"github.com/nri-ts/nri-ts/packages/conformance/internal/testservice"
 )
 
 // nriPeer plays one side of NRI's layout of two ttrpc conversations over the
@@ -54,7 +56,7 @@ func startNRI(mux multiplex.Mux, role string) *nriPeer {
 	if err != nil {
 		fail("creating the ttrpc server: %v", err)
 	}
-	server.RegisterService(testServiceName, testService())
+	server.RegisterService(testservice.Name, testservice.New(func(e testservice.Event) { report(event(e)) }))
 	// both connections are open before "ready": Go's mux drops frames for ids not open
 	listener := nrinet.NewConnListener(watch(open(mux, serveOn), serveOn))
 	go func() {
@@ -122,12 +124,12 @@ func (p *nriPeer) execute(cmd callCommand) event {
 	var err error
 	if cmd.Method == "Metadata" {
 		var resp ttrpc.StringList
-		if err = p.client.Call(ctx, testServiceName, cmd.Method, &ttrpc.KeyValue{Key: cmd.Key, Value: value}, &resp); err == nil {
+		if err = p.client.Call(ctx, testservice.Name, cmd.Method, &ttrpc.KeyValue{Key: cmd.Key, Value: value}, &resp); err == nil {
 			result["list"] = resp.List
 		}
 	} else {
 		var resp ttrpc.KeyValue
-		if err = p.client.Call(ctx, testServiceName, cmd.Method, &ttrpc.KeyValue{Key: cmd.Key, Value: value}, &resp); err == nil {
+		if err = p.client.Call(ctx, testservice.Name, cmd.Method, &ttrpc.KeyValue{Key: cmd.Key, Value: value}, &resp); err == nil {
 			result["key"], result["valueLength"] = resp.Key, len(resp.Value)
 			if len(resp.Value) <= 256 {
 				result["value"] = resp.Value

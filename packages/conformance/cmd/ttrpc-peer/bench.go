@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/containerd/ttrpc"
+
+	"github.com/nri-ts/nri-ts/packages/conformance/internal/testservice"
 )
 
 // benchResult is what bench prints.
@@ -53,7 +55,7 @@ func bench(socket string, inflight int, duration time.Duration, size int) error 
 				for time.Now().Before(end) {
 					start := time.Now()
 					var resp ttrpc.KeyValue
-					if err := client.Call(context.Background(), serviceName, "Echo", req, &resp); err != nil {
+					if err := client.Call(context.Background(), testservice.Name, "Echo", req, &resp); err != nil {
 						lock.Lock()
 						firstErr = err
 						lock.Unlock()

@@ -14,6 +14,8 @@ import (
 
 	"github.com/containerd/ttrpc"
 	"google.golang.org/grpc/status"
+
+	"github.com/nri-ts/nri-ts/packages/conformance/internal/testservice"
 )
 
 // command is one line of the client driver's input.
@@ -103,8 +105,8 @@ func execute(client *ttrpc.Client, cmd command) result {
 
 	switch cmd.Op {
 	case "unary":
-		resp := responseFor(cmd.Method)
-		err := client.Call(ctx, serviceName, cmd.Method, req, resp)
+		resp := testservice.ResponseFor(cmd.Method)
+		err := client.Call(ctx, testservice.Name, cmd.Method, req, resp)
 		res.setError(err)
 		if err == nil {
 			switch resp := resp.(type) {
@@ -115,7 +117,7 @@ func execute(client *ttrpc.Client, cmd command) result {
 			}
 		}
 	case "collect":
-		stream, err := client.NewStream(ctx, &ttrpc.StreamDesc{StreamingClient: true}, serviceName, "Collect", nil)
+		stream, err := client.NewStream(ctx, &ttrpc.StreamDesc{StreamingClient: true}, testservice.Name, "Collect", nil)
 		if err == nil {
 			for _, m := range cmd.Messages {
 				if err = stream.SendMsg(&ttrpc.KeyValue{Key: m.Key, Value: m.Value}); err != nil {
@@ -134,7 +136,7 @@ func execute(client *ttrpc.Client, cmd command) result {
 		}
 		res.setError(err)
 	case "spread":
-		stream, err := client.NewStream(ctx, &ttrpc.StreamDesc{StreamingServer: true}, serviceName, "Spread", req)
+		stream, err := client.NewStream(ctx, &ttrpc.StreamDesc{StreamingServer: true}, testservice.Name, "Spread", req)
 		res.Messages = []keyValue{}
 		for err == nil {
 			var m ttrpc.KeyValue
@@ -146,7 +148,7 @@ func execute(client *ttrpc.Client, cmd command) result {
 			res.setError(err)
 		}
 	case "chat":
-		stream, err := client.NewStream(ctx, &ttrpc.StreamDesc{StreamingClient: true, StreamingServer: true}, serviceName, "Chat", nil)
+		stream, err := client.NewStream(ctx, &ttrpc.StreamDesc{StreamingClient: true, StreamingServer: true}, testservice.Name, "Chat", nil)
 		res.Messages = []keyValue{}
 		for _, m := range cmd.Messages {
 			if err != nil {

@@ -21,6 +21,8 @@ import (
 	"github.com/containerd/log"
 	"github.com/containerd/ttrpc"
 	"github.com/sirupsen/logrus"
+
+	"github.com/nri-ts/nri-ts/packages/conformance/internal/testservice"
 )
 
 func main() {
@@ -67,7 +69,7 @@ func serve(socket string) error {
 	if err != nil {
 		return err
 	}
-	server.RegisterService(serviceName, testService())
+	server.RegisterService(testservice.Name, testservice.New(nil))
 	os.Remove(socket)
 	listener, err := net.Listen("unix", socket)
 	if err != nil {
