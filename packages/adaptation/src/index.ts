@@ -1,3 +1,5 @@
+// Its types use Node's (streams, sockets, Buffer): the reference stays in the .d.ts for projects with "types": [].
+/// <reference types="node" preserve="true" />
 // Merge engine: ownership, merged results, validation (pure, no transport).
 export { ANNOTATION_DOMAIN, REQUIRED_PLUGINS_ANNOTATION, effectiveAnnotation } from "./annotations.js";
 export { copyResources } from "./copy-resources.js";

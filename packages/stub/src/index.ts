@@ -1,3 +1,5 @@
+// Its types use Node's (streams, sockets, Buffer): the reference stays in the .d.ts for projects with "types": [].
+/// <reference types="node" preserve="true" />
 export type { ReconnectOptions } from "./backoff.js";
 export { type Dialer, dialUnix } from "./connect.js";
 export { StubError, type StubErrorCode } from "./errors.js";

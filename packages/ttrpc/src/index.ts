@@ -1,3 +1,5 @@
+// Its types use Node's (streams, sockets, Buffer): the reference stays in the .d.ts for projects with "types": [].
+/// <reference types="node" preserve="true" />
 export { type ChannelOptions, Channel, connect, type RawStream, type StreamKind } from "./channel.js";
 export { type ClientFactory, createClient, createClientFactory, type DefaultCallOptions } from "./client.js";
 export type {

@@ -1,0 +1,39 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { NRI_VERSION } from "@nri-ts/api";
+import { describe, expect, it } from "vitest";
+import { packageProblems } from "./conventions.js";
+import { publicPackages, readManifest, ROOT, workspacePackages } from "./workspace.js";
+
+const expected = {
+  license: readFileSync(join(ROOT, "LICENSE"), "utf8"),
+  node: readManifest(ROOT).engines!.node!,
+  nriVersion: NRI_VERSION,
+};
+
+describe("package conventions (CONTRIBUTING.md)", () => {
+  it("finds the workspace's packages", () => {
+    const paths = workspacePackages().map((pkg) => pkg.path);
+    expect(paths).toEqual(expect.arrayContaining(["packages/api", "packages/stub", "packages/plugins/logger", "tools"]));
+    expect(publicPackages().map((pkg) => pkg.path)).not.toContain("tools");
+  });
+
+  it.each(publicPackages().map((pkg) => [pkg.path, pkg] as const))("%s has what every published package has", (_, pkg) => {
+    expect(packageProblems(pkg, expected)).toEqual([]);
+  });
+
+  it("names what is wrong, with the fix", () => {
+    const [api] = publicPackages().filter((pkg) => pkg.path === "packages/api");
+    const broken = {
+      ...api!,
+      manifest: { ...api!.manifest, publishConfig: undefined, exports: { ".": "./dist/index.js" }, bin: { x: "./bin/x" } },
+    };
+    expect(packageProblems(broken, { ...expected, nriVersion: "v9.9.9" })).toEqual([
+      'packages/api/package.json: "publishConfig" must be {"access":"public"}, not absent',
+      'packages/api/package.json: "exports" must have "./package.json": "./package.json" (tools read it)',
+      'packages/api/package.json: exports["."] must be {"@nri-ts/source": "./src/….ts", "types": "./dist/….d.ts", "default": "./dist/….js"}',
+      'packages/api/package.json: bin "x" must point at a ./dist/….js file',
+      "packages/api/README.md must say which upstream version it matches: mention github.com/containerd/nri v9.9.9",
+    ]);
+  });
+});

@@ -1,0 +1,123 @@
+/**
+ * What every published package must have (CONTRIBUTING.md lists the same):
+ * each rule gives the exact fix in its message, so that a new package can
+ * be made right from the test's output alone.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
+import type { Manifest, WorkspacePackage } from "./workspace.js";
+
+export const REPOSITORY_URL = "git+https://github.com/nri-ts/nri-ts.git";
+export const ISSUES_URL = "https://github.com/nri-ts/nri-ts/issues";
+export const SOURCE_CONDITION = "@nri-ts/source";
+
+/** The `files` entries every package starts with: built code, the sources its maps point at, no tests. */
+export const FILES = ["dist", "src", "!**/*.test.ts", "!**/*.tsbuildinfo", "!src/**/fixtures"];
+
+export interface Expectations {
+  /** The root LICENSE text. */
+  license: string;
+  /** The root's `engines.node`. */
+  node: string;
+  /** The upstream NRI version we track (`NRI_VERSION`). */
+  nriVersion: string;
+}
+
+const json = (value: unknown) => JSON.stringify(value);
+
+function expectField(problems: string[], manifest: Manifest, field: keyof Manifest, wanted: unknown): void {
+  if (!isDeepStrictEqual(manifest[field], wanted)) {
+    problems.push(`package.json: "${field}" must be ${json(wanted)}, not ${json(manifest[field]) ?? "absent"}`);
+  }
+}
+
+/** `./src/a/b.ts` → `./dist/a/b` (what the `types` and `default` targets must start with). */
+function distStem(source: string): string | undefined {
+  const match = /^\.\/src\/(.+)\.ts$/.exec(source);
+  return match ? `./dist/${match[1]}` : undefined;
+}
+
+function exportProblems(pkg: WorkspacePackage): string[] {
+  const exports = pkg.manifest.exports;
+  if (!exports) return ['package.json: "exports" is missing'];
+  const problems: string[] = [];
+  if (exports["./package.json"] !== "./package.json") {
+    problems.push('package.json: "exports" must have "./package.json": "./package.json" (tools read it)');
+  }
+  for (const [subpath, target] of Object.entries(exports)) {
+    if (subpath === "./package.json") continue;
+    const where = `package.json: exports["${subpath}"]`;
+    if (typeof target !== "object") {
+      problems.push(`${where} must be {"${SOURCE_CONDITION}": "./src/….ts", "types": "./dist/….d.ts", "default": "./dist/….js"}`);
+      continue;
+    }
+    const conditions = Object.keys(target);
+    const source = target[SOURCE_CONDITION];
+    const stem = source === undefined ? undefined : distStem(source);
+    if (conditions[0] !== SOURCE_CONDITION || stem === undefined) {
+      problems.push(`${where}: the first condition must be "${SOURCE_CONDITION}" pointing at a ./src/….ts file`);
+      continue;
+    }
+    if (!existsSync(join(pkg.dir, source!))) problems.push(`${where}: ${source} does not exist`);
+    if (source!.endsWith(".test.ts") || source!.includes("/fixtures/")) {
+      problems.push(`${where}: ${source} is left out of the tarball by "files"`);
+    }
+    const wanted = { [SOURCE_CONDITION]: source, types: `${stem}.d.ts`, default: `${stem}.js` };
+    if (!isDeepStrictEqual(target, wanted)) problems.push(`${where} must be ${json(wanted)}`);
+  }
+  return problems;
+}
+
+function binProblems(pkg: WorkspacePackage): string[] {
+  const bin = pkg.manifest.bin;
+  const entries = typeof bin === "string" ? { [pkg.manifest.name]: bin } : (bin ?? {});
+  return Object.entries(entries).flatMap(([command, target]) => {
+    const source = /^\.\/dist\/(.+)\.js$/.exec(target);
+    if (!source) return [`package.json: bin "${command}" must point at a ./dist/….js file`];
+    const file = join(pkg.dir, "src", `${source[1]}.ts`);
+    if (!existsSync(file)) return [`package.json: bin "${command}": src/${source[1]}.ts does not exist`];
+    return readFileSync(file, "utf8").startsWith("#!/usr/bin/env node\n")
+      ? []
+      : [`src/${source[1]}.ts must start with "#!/usr/bin/env node" (it is the bin "${command}")`];
+  });
+}
+
+/** The problems of one public package, each a sentence that says what to change; empty when it is right. */
+export function packageProblems(pkg: WorkspacePackage, expected: Expectations): string[] {
+  const { manifest } = pkg;
+  const problems: string[] = [];
+  if (!manifest.name.startsWith("@nri-ts/")) problems.push(`package.json: "name" must start with "@nri-ts/"`);
+  if (!manifest.description) problems.push('package.json: "description" is missing (npm search shows it)');
+  expectField(problems, manifest, "license", "Apache-2.0");
+  expectField(problems, manifest, "repository", { type: "git", url: REPOSITORY_URL, directory: pkg.path });
+  expectField(problems, manifest, "homepage", `https://github.com/nri-ts/nri-ts/tree/main/${pkg.path}#readme`);
+  expectField(problems, manifest, "bugs", { url: ISSUES_URL });
+  expectField(problems, manifest, "type", "module");
+  expectField(problems, manifest, "engines", { node: expected.node });
+  expectField(problems, manifest, "publishConfig", { access: "public" });
+  const files = manifest.files ?? [];
+  if (!isDeepStrictEqual(files.slice(0, FILES.length), FILES)) {
+    problems.push(`package.json: "files" must start with ${json(FILES)} (then anything else the package ships)`);
+  }
+  problems.push(...exportProblems(pkg), ...binProblems(pkg));
+  for (const [name, range] of Object.entries(manifest.dependencies ?? {})) {
+    if (name.startsWith("@nri-ts/") && !/^\^\d+\.\d+\.\d+$/.test(range)) {
+      problems.push(`package.json: dependency ${name} must be a caret range of its version (e.g. "^0.1.0"), not ${json(range)}`);
+    }
+  }
+  const license = join(pkg.dir, "LICENSE");
+  if (!existsSync(license)) problems.push("LICENSE is missing: copy the root LICENSE (npm ships only the package's own)");
+  else if (readFileSync(license, "utf8") !== expected.license) problems.push("LICENSE differs from the root LICENSE: copy it again");
+  const readmePath = join(pkg.dir, "README.md");
+  if (!existsSync(readmePath)) {
+    problems.push("README.md is missing");
+  } else {
+    const readme = readFileSync(readmePath, "utf8");
+    if (!readme.includes(expected.nriVersion)) {
+      problems.push(`README.md must say which upstream version it matches: mention github.com/containerd/nri ${expected.nriVersion}`);
+    }
+    if (!/```(ts|sh)\n/.test(readme)) problems.push("README.md needs a runnable example (a ```ts or ```sh block)");
+  }
+  return problems.map((problem) => `${pkg.path}/${problem}`);
+}
