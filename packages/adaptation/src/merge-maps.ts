@@ -9,8 +9,6 @@ interface MapTarget<V> {
   readonly request: Record<string, V>;
   /** The reply's map. */
   readonly reply: Record<string, V>;
-  /** Where the marker of a pure removal goes (see the sysctl quirk). */
-  readonly pureRemovals: Record<string, V>;
   /** The value stored under a `-key` marker in the reply. */
   marker(): V;
 }
@@ -47,7 +45,7 @@ function mergeMap<V>(input: Readonly<Record<string, V>>, merge: MapTarget<V>, ta
     removed.delete(key);
   }
 
-  for (const key of removed) merge.pureRemovals[markForRemoval(key)] = merge.marker();
+  for (const key of removed) merge.reply[markForRemoval(key)] = merge.marker();
 }
 
 export function mergeAnnotations(annotations: Readonly<Record<string, string>>, target: AdjustmentTarget): void {
@@ -57,7 +55,6 @@ export function mergeAnnotations(annotations: Readonly<Record<string, string>>, 
       field: Field.Annotations,
       request: target.container.annotations,
       reply: target.reply.annotations,
-      pureRemovals: target.reply.annotations,
       marker: () => "",
     },
     target,
@@ -65,9 +62,9 @@ export function mergeAnnotations(annotations: Readonly<Record<string, string>>, 
 }
 
 /**
- * QUIRK (reproduced): the Go adaptation files the marker of a pure sysctl
- * removal under the reply's annotations, not its sysctl, so the runtime
- * never removes the sysctl.
+ * Since v0.12.3 the marker of a pure sysctl removal goes into the reply's
+ * sysctl (v0.12.2 put it under the annotations, so runtimes never removed
+ * the sysctl).
  */
 export function mergeSysctl(sysctl: Readonly<Record<string, string>>, target: AdjustmentTarget): void {
   mergeMap(
@@ -76,7 +73,6 @@ export function mergeSysctl(sysctl: Readonly<Record<string, string>>, target: Ad
       field: Field.Sysctl,
       request: target.container.linux.sysctl,
       reply: target.reply.linux.sysctl,
-      pureRemovals: target.reply.annotations,
       marker: () => "",
     },
     target,
@@ -95,7 +91,6 @@ export function mergeNetDevices(devices: Readonly<Record<string, LinuxNetDevice>
       field: Field.LinuxNetDevices,
       request: target.container.linux.netDevices,
       reply: target.reply.linux.netDevices,
-      pureRemovals: target.reply.linux.netDevices,
       marker: () => LinuxNetDevice.create(),
     },
     target,
