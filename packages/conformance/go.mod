@@ -4,23 +4,20 @@ go 1.24.0
 
 require (
 	github.com/containerd/log v0.1.0
-	github.com/containerd/nri v0.12.2
+	github.com/containerd/nri v0.12.5
 	github.com/containerd/ttrpc v1.2.7
-	github.com/sirupsen/logrus v1.9.3
-	go.yaml.in/yaml/v3 v3.0.4
-	google.golang.org/grpc v1.57.1
+	github.com/sirupsen/logrus v1.9.4
+	go.yaml.in/yaml/v3 v3.0.5
+	google.golang.org/grpc v1.65.1
 	google.golang.org/protobuf v1.34.1
 	sigs.k8s.io/yaml v1.3.0
 )
 
 require (
-	github.com/golang/protobuf v1.5.3 // indirect
 	github.com/knqyf263/go-plugin v0.9.0 // indirect
-	github.com/kr/text v0.2.0 // indirect
 	github.com/opencontainers/runtime-spec v1.3.0 // indirect
 	github.com/tetratelabs/wazero v1.11.0 // indirect
-	golang.org/x/mod v0.32.0 // indirect
 	golang.org/x/sys v0.39.0 // indirect
-	google.golang.org/genproto/googleapis/rpc v0.0.0-20230731190214-cbb8c96f2d6d // indirect
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20240528184218-531527333157 // indirect
 	gopkg.in/yaml.v2 v2.4.0 // indirect
 )

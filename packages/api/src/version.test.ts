@@ -9,7 +9,7 @@ import {
 } from "./version.js";
 
 describe("inferRuntimeNriVersion", () => {
-  // Expected results as api.InferVersionFromRuntime of github.com/containerd/nri v0.12.2 returns them.
+  // Expected results as api.InferVersionFromRuntime of github.com/containerd/nri v0.12.5 returns them.
   it.each([
     ["containerd", "v2.2.0", "v0.10.0"],
     ["containerd", "v2.2.1", "v0.11.0"],
@@ -21,9 +21,14 @@ describe("inferRuntimeNriVersion", () => {
     ["containerd", "v2.2.0-225-ge9dc15b7a.m", "v0.10.0"],
     ["containerd", "v2.2.0-01-gabc", "v0.10.0"],
     ["containerd", "v2.2.1-rc.1", "v0.10.0"],
-    // Not a git describe suffix to Go: the hash overflows an int64, or is not hex.
+    // Not a git describe suffix to Go: the hash overflows 64 bits, is not hex, or the count has a sign.
     ["containerd", "v2.2.0-1-gabcdef0123456789abcdef", "v0.8.0"],
     ["containerd", "v2.2.0-1-gxyz", "v0.8.0"],
+    ["containerd", "v2.2.0-1-g-5", "v0.8.0"],
+    // Since v0.12.5 a git describe suffix: hash and count are unsigned 64-bit numbers.
+    ["containerd", "v2.2.0-1-gffffffffffffffff", "v0.10.0"],
+    ["containerd", "v2.2.0-18446744073709551615-gabc", "v0.10.0"],
+    ["containerd", "v2.2.0-18446744073709551616-gabc", "v0.8.0"],
     ["cri-o", "v1.33.4", "v0.9.1-0.20250219030224-e597e7849f24"],
     ["cri-o", "v1.34.2+dev", "v0.10.0"],
     ["cri-o", "v1.27.0", "v0.3.0"],
@@ -41,6 +46,7 @@ describe("inferRuntimeNriVersion", () => {
     ["containerd", "v1.6.9", `failed to find latest version for "v1.6.9"`],
     ["containerd", "", `failed to find latest version for ""`],
     ["cri-o", "1.34.0", `failed to find latest version for "1.34.0"`],
+    ["containerd", "2.2.0\u0001é", `failed to find latest version for "2.2.0\\x01é"`],
   ])("%s %j fails like Go", (runtime, version, text) => {
     expect(() => inferRuntimeNriVersion(runtime, version)).toThrow(new VersionInferenceError(text));
   });
@@ -51,8 +57,8 @@ describe("inferRuntimeNriVersion", () => {
 });
 
 describe("NRI versions", () => {
-  it("speaks v0.12.2", () => {
-    expect(NRI_VERSION).toBe("v0.12.2");
+  it("speaks v0.12.5", () => {
+    expect(NRI_VERSION).toBe("v0.12.5");
   });
 
   it("knows which reported versions say nothing", () => {

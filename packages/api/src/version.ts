@@ -8,8 +8,8 @@
 import { compareSemVer, parseSemVer } from "./semver.js";
 import { goQuote } from "./go-text.js";
 
-/** The NRI protocol version this package speaks (github.com/containerd/nri v0.12.2). */
-export const NRI_VERSION = "v0.12.2";
+/** The NRI protocol version this package speaks (github.com/containerd/nri v0.12.5). */
+export const NRI_VERSION = "v0.12.5";
 /** What Go reports when it cannot tell its NRI version. */
 export const UNKNOWN_NRI_VERSION = "0.0.0-unknown";
 /** What Go reports for NRI built from its own repository. */
@@ -29,7 +29,7 @@ type Releases = readonly (readonly [series: string, firstPatch: number, lastPatc
 const CRIO_NRI_0_3_1 = "v0.3.1-0.20230504231226-94185418e253";
 const CRIO_NRI_0_9_1 = "v0.9.1-0.20250219030224-e597e7849f24";
 
-/** Which NRI each runtime release ships, per the Go reference's table (v0.12.2). */
+/** Which NRI each runtime release ships, per the Go reference's table (v0.12.5, unchanged since v0.12.2). */
 const RUNTIME_RELEASES: Readonly<Record<string, Releases>> = {
   containerd: [
     ["v1.7", 0, 6, "v0.3.0"],
@@ -60,27 +60,24 @@ const RUNTIME_RELEASES: Readonly<Record<string, Releases>> = {
   ],
 };
 
-/** Whether Go's strconv.ParseInt(text, radix, 64) accepts the text. */
-function isInt64(text: string, radix: 10 | 16): boolean {
-  const digits = radix === 10 ? /^[+-]?[0-9]+$/ : /^[+-]?[0-9a-fA-F]+$/;
-  if (!digits.test(text)) return false;
-  const negative = text.startsWith("-");
-  const magnitude = BigInt((radix === 16 ? "0x" : "") + text.replace(/^[+-]/, ""));
-  return magnitude <= (negative ? 1n << 63n : (1n << 63n) - 1n);
+/** Whether Go's strconv.ParseUint(text, radix, 64) accepts the text: digits only, no sign, at most 2^64 - 1. */
+function isUint64(text: string, radix: 10 | 16): boolean {
+  const digits = radix === 10 ? /^[0-9]+$/ : /^[0-9a-fA-F]+$/;
+  return digits.test(text) && BigInt((radix === 16 ? "0x" : "") + text) < 1n << 64n;
 }
 
 /**
  * Drops a `git describe` suffix (`v2.2.0-225-ge9dc15b7a.m` → `v2.2.0`), which
- * semver would otherwise read as a prerelease older than v2.2.0. Like Go, it
- * leaves versions with build metadata alone and wants the commit count and
- * the hash to fit an int64.
+ * semver would otherwise read as a prerelease older than v2.2.0. Like Go
+ * (v0.12.5), it leaves versions with build metadata alone and wants the
+ * commit count and the hash to be unsigned numbers that fit 64 bits.
  */
 function stripGitDescribeSuffix(version: string): string {
   const semver = parseSemVer(version);
   if (!semver || semver.build !== "" || semver.prerelease === "") return version;
   const [commits, hash] = splitOnce(semver.prerelease.slice(1), "-");
-  if (hash === undefined || !hash.startsWith("g") || !isInt64(commits, 10)) return version;
-  if (!isInt64(splitOnce(hash.slice(1), ".")[0], 16)) return version;
+  if (hash === undefined || !hash.startsWith("g") || !isUint64(commits, 10)) return version;
+  if (!isUint64(splitOnce(hash.slice(1), ".")[0], 16)) return version;
   return version.slice(0, -semver.prerelease.length);
 }
 
@@ -110,6 +107,6 @@ export function inferRuntimeNriVersion(runtimeName: string, runtimeVersion: stri
       }
     }
   }
-  if (!best) throw new VersionInferenceError(`failed to find latest version for ${JSON.stringify(runtimeVersion)}`);
+  if (!best) throw new VersionInferenceError(`failed to find latest version for ${goQuote(runtimeVersion)}`);
   return best.nri;
 }

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -9,6 +9,14 @@ const run = promisify(execFile);
 
 /** The Go module of this package: pinned upstream versions live in its go.mod. */
 export const moduleDir = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+/** `github.com/containerd/nri <version>` as this module's go.mod requires it. */
+export async function pinnedNriModule(): Promise<string> {
+  const goMod = await readFile(join(moduleDir, "go.mod"), "utf8");
+  const version = /^\s*github\.com\/containerd\/nri (v\S+)$/m.exec(goMod)?.[1];
+  if (!version) throw new Error("go.mod requires no github.com/containerd/nri");
+  return `github.com/containerd/nri ${version}`;
+}
 
 /** `NRI_CONFORMANCE=required` (set by CI) turns a missing Go into a failure. */
 export const conformanceRequired = process.env.NRI_CONFORMANCE === "required";

@@ -16,6 +16,7 @@ import {
   CreateContainerResponse,
   Empty,
   Event,
+  FailurePolicy,
   Field,
   FieldOwners,
   Hooks,
@@ -93,7 +94,7 @@ const maxInt64 = 9223372036854775807n;
 const minInt64 = -9223372036854775808n;
 const maxUint32 = 4294967295;
 const minInt32 = -2147483648;
-const nriVersion = "v0.12.2";
+const nriVersion = "v0.12.5";
 const oomKilledId = "4f6c0d3e9a7b";
 
 function fullHooks(): Hooks {
@@ -475,7 +476,25 @@ function messageExpectations(): [string, Expectation][] {
       "configure-response",
       expectation("ConfigureResponse", ConfigureResponse, {
         events: (1 << 3) | (1 << 5) | (1 << 9) | (1 << 13),
+        failurePolicy: undefined,
       }),
+    ],
+    ...(
+      [
+        ["empty-policy", false, false],
+        ["fail-request", true, false],
+        ["keep-connected", false, true],
+        ["full-policy", true, true],
+      ] as const
+    ).map(
+      ([name, failRequest, keepConnected]): [string, Expectation] => [
+        `configure-response-${name}`,
+        expectation("ConfigureResponse", ConfigureResponse, { events: 1, failurePolicy: { failRequest, keepConnected } }),
+      ],
+    ),
+    [
+      "failure-policy-full",
+      expectation("FailurePolicy", FailurePolicy, { failRequest: true, keepConnected: true }),
     ],
     ["synchronize-request", expectation("SynchronizeRequest", SynchronizeRequest, synchronizeRequest())],
     [

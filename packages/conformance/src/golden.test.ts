@@ -4,7 +4,7 @@ import { promisify } from "node:util";
 import { Container } from "@nri-ts/api";
 import { describe, expect, it } from "vitest";
 import { expectations, type Expectation } from "./golden-values.js";
-import { describeWithGo, goCommand } from "./go.js";
+import { describeWithGo, goCommand, pinnedNriModule } from "./go.js";
 import { parseVectors, readVectors, vectorsPath, type GoldenVector } from "./vectors.js";
 
 const run = promisify(execFile);
@@ -41,8 +41,8 @@ const jsonDivergences = new Map<string, unknown>([
 ]);
 
 describe("golden vectors from the Go reference", () => {
-  it("were made with the pinned NRI module", () => {
-    expect(golden.module).toBe("github.com/containerd/nri v0.12.2");
+  it("were made with the pinned NRI module", async () => {
+    expect(golden.module).toBe(await pinnedNriModule());
   });
 
   it("pair one to one with the TypeScript expectations", () => {

@@ -32,7 +32,7 @@ import {
   type StubHostOptions,
   writeLauncher,
 } from "../fixtures/stub/harness.js";
-import { describeWithGo, goCommand } from "./go.js";
+import { describeWithGo, goCommand, pinnedNriModule } from "./go.js";
 
 type Kind = "ts" | "go";
 
@@ -157,7 +157,8 @@ describeWithGo("@nri-ts/stub hosted by the Go adaptation", () => {
       config: "",
       runtimeName: "stub-host",
       runtimeVersion: "v0.0.0",
-      runtimeNriVersion: "v0.12.2",
+      // The Go adaptation reports the NRI module it was built with.
+      runtimeNriVersion: (await pinnedNriModule()).split(" ")[1],
       registrationTimeoutMs: 5000,
       requestTimeoutMs: 2000,
     });

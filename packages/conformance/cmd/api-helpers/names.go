@@ -172,13 +172,16 @@ func runtimeVersions() []runtimeVersion {
 		// Prereleases and build metadata.
 		"v2.2.1-rc.1", "v2.2.0-rc.1", "v2.2.0-beta", "v2.2.0+meta", "v2.2.1+meta", "v2.2.0-rc.1+meta", "v2.2.0-",
 		"v2.2.0-01", "v2.2.0-rc.01", "v2.2.0-0", "v2.3.0-rc.0",
-		// git describe suffixes, stripped only when commits and hash fit an int64.
+		// git describe suffixes, stripped only when commits and hash are unsigned 64-bit numbers (v0.12.5; int64 before).
 		"v2.2.0-225-ge9dc15b7a.m", "v2.2.0-225-ge9dc15b7a", "v2.2.0-1-gabc.dirty.x", "v2.2.0-01-gabc",
 		"v2.2.0-+1-gabc", "v2.2.0-1-g-abc", "v2.2.0-1-gABCDEF", "v2.2.0-1-g", "v2.2.0-1-gxyz",
 		"v2.2.0-1-g7fffffffffffffff", "v2.2.0-1-g8000000000000000", "v2.2.0-1-gabcdef0123456789abcdef",
 		"v2.2.0-9223372036854775807-gabc", "v2.2.0-9223372036854775808-gabc", "v2.2.0-1-gabc+meta",
 		"v2.2.0-1-habc", "v2.2.0-1", "v2.2.0-x-gabc", "v1.7.30-5-g0123456", "v2.2.1-3-gdeadbeef.m", "v2.2.0-1-g-5",
-		"v2.2.1-1-gabc",
+		"v2.2.1-1-gabc", "v2.2.0-1-gffffffffffffffff", "v2.2.0-1-g1ffffffffffffffff", "v2.2.0-18446744073709551615-gabc",
+		"v2.2.0-18446744073709551616-gabc", "v2.2.0-1-g0x5", "v2.2.0-1_0-gabc",
+		// Quoted in the error text as Go's %q does.
+		"2.2.0\x01é", "v\u2028",
 		// Prerelease ordering, which decides between neighbouring releases.
 		"v2.2.1-0", "v2.2.1-alpha", "v2.2.1-rc.1.2", "v2.2.1-a-b", "v1.7.7-a.b", "v1.7.14-1",
 	} {

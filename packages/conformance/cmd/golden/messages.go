@@ -22,7 +22,7 @@ const (
 const (
 	maxUint64   = uint64(math.MaxUint64)
 	maxUint32   = uint32(math.MaxUint32)
-	nriVersion  = "v0.12.2"
+	nriVersion  = "v0.12.5"
 	oomMessage  = "内存不足 — container exceeded its 512 MiB limit 🚫"
 	oomKilledID = "4f6c0d3e9a7b"
 )
@@ -49,6 +49,11 @@ func messageVectors() []named {
 		{"optional-file-mode", &api.OptionalFileMode{Value: 0o20000000666}},
 		{"configure-request", configureRequest()},
 		{"configure-response", &api.ConfigureResponse{Events: 1<<3 | 1<<5 | 1<<9 | 1<<13}},
+		{"configure-response-empty-policy", &api.ConfigureResponse{Events: 1, FailurePolicy: &api.FailurePolicy{}}},
+		{"configure-response-fail-request", &api.ConfigureResponse{Events: 1, FailurePolicy: &api.FailurePolicy{FailRequest: true}}},
+		{"configure-response-keep-connected", &api.ConfigureResponse{Events: 1, FailurePolicy: &api.FailurePolicy{KeepConnected: true}}},
+		{"configure-response-full-policy", &api.ConfigureResponse{Events: 1, FailurePolicy: &api.FailurePolicy{FailRequest: true, KeepConnected: true}}},
+		{"failure-policy-full", &api.FailurePolicy{FailRequest: true, KeepConnected: true}},
 		{"synchronize-request", synchronizeRequest()},
 		{"synchronize-response", &api.SynchronizeResponse{Update: []*api.ContainerUpdate{memoryUpdate()}, More: true}},
 		{"create-container-request", &api.CreateContainerRequest{Pod: fullPod(), Container: fullContainer()}},

@@ -13,7 +13,7 @@ export const protobufFileName = "nri/pkg/api/v1alpha1/api.proto";
  * The NRI v1alpha1 protocol as nri-ts speaks it.
  *
  * Written for nri-ts; wire-identical to the API of github.com/containerd/nri
- * v0.12.2 (same package, message, field, enum and service names and numbers).
+ * v0.12.5 (same package, message, field, enum and service names and numbers).
  * `buf breaking --against` the upstream file in wire mode must find nothing.
  */
 
@@ -820,10 +820,32 @@ export interface ConfigureRequest {
 
 /**
  * The events the plugin subscribes to, as a bit mask (bit = 1 << (event - 1)).
- * Field 1 was never used; 0 subscribes to everything.
+ * Field 1 was never used; 0 subscribes to everything. `failure_policy` (NRI
+ * v0.12.4 and later) says what the runtime does when this plugin fails a
+ * request; absent means the defaults of both fields.
  */
 export interface ConfigureResponse {
   events: number;
+  failurePolicy?: FailurePolicy | undefined;
+}
+
+/**
+ * What the runtime does when a plugin fails a request: it times out, loses
+ * its connection or breaks the protocol. An error the plugin returns is not a
+ * failure and always fails the request. Each field decides one thing; false
+ * is what runtimes did before policies existed.
+ */
+export interface FailurePolicy {
+  /**
+   * Fail the request with an error naming the plugin and the request, and
+   * call no later plugin. False: go on with the remaining plugins.
+   */
+  failRequest: boolean;
+  /**
+   * Keep a plugin that timed out registered (timeouts only; a lost
+   * connection or a protocol error always disconnects). False: disconnect it.
+   */
+  keepConnected: boolean;
 }
 
 /** The runtime's existing pods and containers, possibly paged with `more`. */
@@ -1978,13 +2000,16 @@ export const ConfigureRequest: MessageFns<ConfigureRequest> = {
 };
 
 function createBaseConfigureResponse(): ConfigureResponse {
-  return { events: 0 };
+  return { events: 0, failurePolicy: undefined };
 }
 
 export const ConfigureResponse: MessageFns<ConfigureResponse> = {
   encode(message: ConfigureResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.events !== 0) {
       writer.uint32(16).int32(message.events);
+    }
+    if (message.failurePolicy !== undefined) {
+      FailurePolicy.encode(message.failurePolicy, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -2010,6 +2035,14 @@ export const ConfigureResponse: MessageFns<ConfigureResponse> = {
             message.events = reader.int32();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.failurePolicy = FailurePolicy.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2023,13 +2056,23 @@ export const ConfigureResponse: MessageFns<ConfigureResponse> = {
   },
 
   fromJSON(object: any): ConfigureResponse {
-    return { events: isSet(object.events) ? globalThis.Number(object.events) : 0 };
+    return {
+      events: isSet(object.events) ? globalThis.Number(object.events) : 0,
+      failurePolicy: isSet(object.failurePolicy)
+        ? FailurePolicy.fromJSON(object.failurePolicy)
+        : isSet(object.failure_policy)
+        ? FailurePolicy.fromJSON(object.failure_policy)
+        : undefined,
+    };
   },
 
   toJSON(message: ConfigureResponse): unknown {
     const obj: any = {};
     if (message.events !== 0) {
       obj.events = Math.round(message.events);
+    }
+    if (message.failurePolicy !== undefined) {
+      obj.failurePolicy = FailurePolicy.toJSON(message.failurePolicy);
     }
     return obj;
   },
@@ -2040,6 +2083,102 @@ export const ConfigureResponse: MessageFns<ConfigureResponse> = {
   fromPartial<I extends Exact<DeepPartial<ConfigureResponse>, I>>(object: I): ConfigureResponse {
     const message = createBaseConfigureResponse();
     message.events = object.events ?? 0;
+    message.failurePolicy = (object.failurePolicy !== undefined && object.failurePolicy !== null)
+      ? FailurePolicy.fromPartial(object.failurePolicy)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseFailurePolicy(): FailurePolicy {
+  return { failRequest: false, keepConnected: false };
+}
+
+export const FailurePolicy: MessageFns<FailurePolicy> = {
+  encode(message: FailurePolicy, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.failRequest !== false) {
+      writer.uint32(8).bool(message.failRequest);
+    }
+    if (message.keepConnected !== false) {
+      writer.uint32(16).bool(message.keepConnected);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FailurePolicy {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFailurePolicy();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.failRequest = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.keepConnected = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FailurePolicy {
+    return {
+      failRequest: isSet(object.failRequest)
+        ? globalThis.Boolean(object.failRequest)
+        : isSet(object.fail_request)
+        ? globalThis.Boolean(object.fail_request)
+        : false,
+      keepConnected: isSet(object.keepConnected)
+        ? globalThis.Boolean(object.keepConnected)
+        : isSet(object.keep_connected)
+        ? globalThis.Boolean(object.keep_connected)
+        : false,
+    };
+  },
+
+  toJSON(message: FailurePolicy): unknown {
+    const obj: any = {};
+    if (message.failRequest !== false) {
+      obj.failRequest = message.failRequest;
+    }
+    if (message.keepConnected !== false) {
+      obj.keepConnected = message.keepConnected;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FailurePolicy>, I>>(base?: I): FailurePolicy {
+    return FailurePolicy.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FailurePolicy>, I>>(object: I): FailurePolicy {
+    const message = createBaseFailurePolicy();
+    message.failRequest = object.failRequest ?? false;
+    message.keepConnected = object.keepConnected ?? false;
     return message;
   },
 };
