@@ -1,7 +1,7 @@
 // Our mux against the upstream Go mux (github.com/containerd/nri/pkg/net/multiplex)
 // in cmd/mux-peer, over unix stream sockets.
 import { once } from "node:events";
-import { frameSizes, type MuxConnection } from "@nri-ts/mux";
+import { frameSizes, MAX_PAYLOAD, Mux, type MuxConnection, type MuxError, socketPair } from "@nri-ts/mux";
 import { afterEach, beforeAll, expect, it } from "vitest";
 import { describeWithGo } from "./go.js";
 import { buildPeer, type Session, start, stopPeers } from "./mux-peer.js";
@@ -99,6 +99,35 @@ describeWithGo("mux against the Go mux", () => {
       [5, 10],
       [5, 20],
     ]);
+  });
+
+  it("is torn down like Go v0.12.5 tears down: a frame over 4 194 314 bytes, even for an unknown id, closes the mux with Go's text", async () => {
+    const header = (id: number, length: number): Buffer => {
+      const bytes = Buffer.alloc(8);
+      bytes.writeUInt32BE(id, 0);
+      bytes.writeUInt32BE(length, 4);
+      return bytes;
+    };
+    const session = await start(["-echo", "1,2", "-quiet"], { open: [1, 2] });
+    // exactly the maximum passes: Go reads it and echoes it back
+    const largest = pattern(1, 0, MAX_PAYLOAD);
+    session.mux.trunk.write(Buffer.concat([header(1, MAX_PAYLOAD), largest]));
+    expect((await readBytes(session.conns.get(1)!, MAX_PAYLOAD)).equals(largest)).toBe(true);
+
+    session.mux.trunk.write(header(7, MAX_PAYLOAD + 1));
+    const closed = await Promise.all([1, 2].map((id) => session.next((e) => e.event === "closed" && e.conn === id)));
+    const goText = "conn 7: frame payload 4194315 bytes, maximum is 4194314";
+    expect(closed.map((e) => e.error)).toEqual([goText, goText]);
+    // Go closed the trunk: our mux hears it
+    await expect.poll(() => session.mux.closeReason?.code).toBe("ERR_MUX_TRUNK_ENDED");
+
+    // the same bytes to our mux: the same text
+    const { local, peer } = await socketPair();
+    const ours = new Mux(local);
+    peer.resume().end(header(7, MAX_PAYLOAD + 1));
+    const [reason] = (await once(ours, "close")) as [MuxError];
+    expect([reason.code, reason.message]).toEqual(["ERR_MUX_FRAME_TOO_LARGE", goText]);
+    peer.destroy();
   });
 
   it("keeps many concurrent messages within Go's 256-frame queue: one frame per small message", async () => {

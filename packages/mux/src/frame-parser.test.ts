@@ -78,7 +78,7 @@ describe("FrameParser", () => {
     const parser = new FrameParser();
     const expected = new MuxError(
       "ERR_MUX_FRAME_TOO_LARGE",
-      "mux frame for connection 1 announces 4194315 bytes, more than the maximum payload of 4194314",
+      "conn 1: frame payload 4194315 bytes, maximum is 4194314",
     );
     expect(() => parser.feed(frame(1, [], MAX_PAYLOAD + 1), sink)).toThrow(expected);
     expect(() => parser.feed(frame(1, [1]), sink)).toThrow(expected);

@@ -49,7 +49,8 @@ export class FrameParser {
     if (length > MAX_PAYLOAD) {
       this.#failure = new MuxError(
         "ERR_MUX_FRAME_TOO_LARGE",
-        `mux frame for connection ${id} announces ${length} bytes, more than the maximum payload of ${MAX_PAYLOAD}`,
+        // Go's text (v0.12.5), word for word.
+        `conn ${id}: frame payload ${length} bytes, maximum is ${MAX_PAYLOAD}`,
       );
       throw this.#failure;
     }

@@ -136,7 +136,7 @@ describe("reading", () => {
     expect(mux.closeReason).toEqual(
       new MuxError(
         "ERR_MUX_FRAME_TOO_LARGE",
-        "mux frame for connection 2 announces 4294967295 bytes, more than the maximum payload of 4194314",
+        "conn 2: frame payload 4294967295 bytes, maximum is 4194314",
       ),
     );
     expect(trunk.destroyed).toBe(true);
