@@ -1,4 +1,5 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdir, readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -59,4 +60,23 @@ export function goCommand(name: string): Promise<string> {
     builds.set(name, build);
   }
   return build;
+}
+
+/**
+ * Runs a Go program that answers JSON lines with JSON lines (one answer per
+ * request, in order), with all the requests in one process.
+ */
+export async function goJsonLines<T>(bin: string, args: readonly string[], requests: readonly unknown[]): Promise<T[]> {
+  const child = spawn(bin, args, { stdio: ["pipe", "pipe", "inherit"] });
+  let out = "";
+  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  for (const request of requests) child.stdin.write(`${JSON.stringify(request)}\n`);
+  child.stdin.end();
+  const [code] = await once(child, "exit");
+  if (code !== 0) throw new Error(`${bin} ${args.join(" ")} exited with ${code}`);
+  return out
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as T);
 }

@@ -11,8 +11,6 @@
  * table of YAML corner cases and generated lists, and must give the same
  * rlimits or the same error text.
  */
-import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,7 +19,7 @@ import { type SimReport, simulate } from "@nri-ts/sim";
 import fc from "fast-check";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { fixtureCommand, writeLauncher } from "../fixtures/stub/harness.js";
-import { describeWithGo, goCommand, moduleDir } from "./go.js";
+import { describeWithGo, goCommand, goJsonLines, moduleDir } from "./go.js";
 
 /** Our program, run from source the way the fixture plugin is. */
 const ourUlimitAdjuster = fixtureCommand([]).slice(0, -1).concat(join(moduleDir, "..", "plugins", "ulimit-adjuster", "src", "main.ts"));
@@ -90,18 +88,9 @@ function ours(value: string): Answer {
 }
 
 /** The Go program's answers for annotation values, one process for all of them. */
-async function goAnswers(bin: string, values: readonly string[]): Promise<Answer[]> {
-  const child = spawn(bin, ["-decode"], { stdio: ["pipe", "pipe", "inherit"] });
-  let out = "";
-  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
-  for (const value of values) child.stdin.write(`${JSON.stringify({ container: "c", annotations: { "ulimits.noderesource.dev/container.c": value } })}\n`);
-  child.stdin.end();
-  const [code] = await once(child, "exit");
-  expect(code).toBe(0);
-  return out
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line) as Answer);
+function goAnswers(bin: string, values: readonly string[]): Promise<Answer[]> {
+  const requests = values.map((value) => ({ container: "c", annotations: { "ulimits.noderesource.dev/container.c": value } }));
+  return goJsonLines<Answer>(bin, ["-decode"], requests);
 }
 
 /** YAML corner cases: number syntaxes, coercions, key folding, aliases, merges, wrong shapes. */

@@ -22,20 +22,21 @@ describe("decodeConfig", () => {
     expect(decodeConfig("", { ...defaultConfig(), addEnv: "X" }).addEnv).toBe("X");
   });
 
-  it("refuses wrong shapes", () => {
+  it("refuses wrong shapes, in the Go logger's words", () => {
+    const json = "failed to parse provided configuration: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal";
     expect(() => decodeConfig("events: CreateContainer\n", defaultConfig())).toThrow(
-      new LoggerConfigError("failed to parse provided configuration: events: expected a list"),
+      new LoggerConfigError(`${json} string into Go struct field config.events of type []string`),
     );
-    expect(() => decodeConfig("addEnv: [a]\n", defaultConfig())).toThrow("addEnv: expected a string");
-    expect(() => decodeConfig("- a\n", defaultConfig())).toThrow("expected a mapping");
-    expect(() => decodeConfig("a: [\n", defaultConfig())).toThrow(/^failed to parse provided configuration: /);
+    expect(() => decodeConfig("addEnv: [a]\n", defaultConfig())).toThrow(`${json} array into Go struct field config.addEnv of type string`);
+    expect(() => decodeConfig("- a\n", defaultConfig())).toThrow(`${json} array into Go value of type main.config`);
+    expect(() => decodeConfig("a: [\n", defaultConfig())).toThrow(/^failed to parse provided configuration: error converting YAML to JSON: yaml: /);
   });
 });
 
 describe("decodeConfig on hostile nesting", () => {
   it("refuses YAML nested thousands deep with a configuration error", () => {
     expect(() => decodeConfig(`events: ${"[".repeat(5000)}`, defaultConfig())).toThrow(
-      new LoggerConfigError("failed to parse provided configuration: exceeded max depth of 300"),
+      new LoggerConfigError("failed to parse provided configuration: error converting YAML to JSON: yaml: exceeded max depth of 300"),
     );
   });
 });

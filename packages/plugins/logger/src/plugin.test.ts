@@ -132,7 +132,7 @@ describe("configure", () => {
       'failed to parse events in configuration: unknown event "Frobnicate"',
     );
     expect(() => plugin.configure?.({ ...input, config: "events: 3\n" }, ctx)).toThrow(
-      "failed to parse provided configuration: events: expected a list",
+      "failed to parse provided configuration: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal number into Go struct field config.events of type []string",
     );
   });
 });

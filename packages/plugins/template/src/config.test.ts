@@ -28,13 +28,14 @@ describe("decodeTemplateConfig", () => {
       updates: { cpuShares: 512n, unsolicited: true },
     });
     expect(decodeTemplateConfig("updates: {unsolicited: true}\n")).toEqual({ cfgParam1: "" });
+    const json = "failed to parse configuration: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal";
     expect(() => decodeTemplateConfig("updates: {cpuShares: -1}\n")).toThrow(
-      "failed to parse configuration: updates.cpuShares: expected a whole number of CPU shares",
+      `${json} number -1 into Go struct field updateDemo.updates.cpuShares of type uint64`,
     );
     expect(() => decodeTemplateConfig("updates: {cpuShares: 2, unsolicited: maybe}\n")).toThrow(
-      "failed to parse configuration: updates.unsolicited: expected true or false",
+      `${json} string into Go struct field updateDemo.updates.unsolicited of type bool`,
     );
-    expect(() => decodeTemplateConfig("updates: [1]\n")).toThrow("failed to parse configuration: updates: expected a mapping");
+    expect(() => decodeTemplateConfig("updates: [1]\n")).toThrow(`${json} array into Go struct field config.updates of type main.updateDemo`);
   });
 });
 

@@ -7,7 +7,7 @@
 import { AdjustmentBuilder, type ContainerAdjustment, goQuote } from "@nri-ts/api";
 import type { Logger } from "@nri-ts/stub";
 import { goToUpper } from "./go-upper.js";
-import { decodeSigsYaml, type GoTarget } from "./sigs-yaml.js";
+import { decodeSigsYaml, go } from "@nri-ts/sigs-yaml";
 
 /** The annotation prefix: `ulimits.noderesource.dev/container.<container name>`. */
 export const ULIMIT_KEY = "ulimits.noderesource.dev";
@@ -47,16 +47,7 @@ export class UlimitError extends Error {
   override readonly name = "UlimitError";
 }
 
-const ULIMITS: GoTarget = {
-  kind: "slice",
-  goType: "[]main.ulimit",
-  elem: {
-    kind: "struct",
-    goType: "main.ulimit",
-    name: "ulimit",
-    fields: { type: { kind: "string" }, hard: { kind: "uint64" }, soft: { kind: "uint64" } },
-  },
-};
+const ULIMITS = go.slice(go.struct("main.ulimit", { type: go.string, hard: go.uint64, soft: go.uint64 }));
 
 const quiet: Pick<Logger, "debug"> = { debug: () => {} };
 
@@ -84,7 +75,7 @@ export function parseUlimits(
   }
   let ulimits: Ulimit[];
   try {
-    ulimits = decodeSigsYaml(value, ULIMITS) as unknown as Ulimit[];
+    ulimits = decodeSigsYaml(value, ULIMITS);
   } catch (error) {
     throw new UlimitError((error as Error).message, { cause: error });
   }

@@ -98,19 +98,20 @@ function kindOf(scalar: GoScalar): "str" | "int" | "float" | "bool" | "null" {
 }
 
 /**
- * Go's strconv.FormatFloat(value, 'g', -1, 32), which sigs.k8s.io/yaml uses
- * when a float lands in a string field: single precision, shortest digits,
- * an exponent from 1e+06 on (`1e-07`, `1.2345679e+08`, `+Inf`).
+ * Go's strconv.FormatFloat(value, 'g', -1, bits): the shortest digits that
+ * read back as the same float of that size, an exponent below 1e-04 and from
+ * 1e+06 on (`1e-07`, `1.2345679e+08`, `+Inf`). sigs.k8s.io/yaml formats
+ * floats headed for a Go string with 32 bits; Go's `%v` uses 64.
  */
-export function formatGoFloat32(value: number): string {
-  const single = Math.fround(value);
+export function formatGoFloat(value: number, bits: 32 | 64): string {
+  const single = bits === 32 ? Math.fround(value) : value;
   if (Number.isNaN(single)) return "NaN";
   if (!Number.isFinite(single)) return single > 0 ? "+Inf" : "-Inf";
   const sign = single < 0 || Object.is(single, -0) ? "-" : "";
   const magnitude = Math.abs(single);
   if (magnitude === 0) return `${sign}0`;
-  let exponential = magnitude.toExponential(0);
-  for (let precision = 1; precision <= 9; precision++) {
+  let exponential = magnitude.toExponential();
+  for (let precision = 1; bits === 32 && precision <= 9; precision++) {
     exponential = magnitude.toExponential(precision - 1);
     if (Math.fround(Number(exponential)) === magnitude) break;
   }
@@ -137,5 +138,5 @@ export function formatJsonFloat(value: number): string {
 export function goScalarText(scalar: Exclude<GoScalar, null>): string {
   if (typeof scalar === "string") return scalar;
   if (typeof scalar === "boolean") return String(scalar);
-  return "int" in scalar ? scalar.int.toString() : formatGoFloat32(scalar.float);
+  return "int" in scalar ? scalar.int.toString() : formatGoFloat(scalar.float, 32);
 }

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { formatGoFloat32, goParseInt, goParseUint, resolvePlain, resolveTagged } from "./go-scalar.js";
+import { formatGoFloat, goParseInt, goParseUint, resolvePlain, resolveTagged } from "./go-scalar.js";
 
 describe("resolvePlain, as go-yaml v2 resolves unquoted scalars", () => {
   it.each([
@@ -48,7 +48,7 @@ describe("resolvePlain, as go-yaml v2 resolves unquoted scalars", () => {
   });
 });
 
-describe("formatGoFloat32, as strconv.FormatFloat(f, 'g', -1, 32)", () => {
+describe("formatGoFloat, as strconv.FormatFloat(f, 'g', -1, 32)", () => {
   it.each([
     [1.5, "1.5"],
     [0.1, "0.1"],
@@ -65,13 +65,13 @@ describe("formatGoFloat32, as strconv.FormatFloat(f, 'g', -1, 32)", () => {
     [-0, "-0"],
     [Number.NaN, "NaN"],
   ])("%d", (value, expected) => {
-    expect(formatGoFloat32(value)).toBe(expected);
+    expect(formatGoFloat(value, 32)).toBe(expected);
   });
 
   it("writes the shortest text that reads back as the same single-precision number", () => {
     fc.assert(
       fc.property(fc.float({ noNaN: true, noDefaultInfinity: true }), (value) => {
-        const text = formatGoFloat32(value);
+        const text = formatGoFloat(value, 32);
         expect(Math.fround(Number(text))).toBe(Math.fround(value));
         const digits = text.replace(/^-/, "").replace(/e.*$/, "").replace(".", "").replace(/^0+/, "");
         expect(digits.length).toBeLessThanOrEqual(9);

@@ -1,17 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeSigsYaml, type GoTarget, SigsYamlError } from "./sigs-yaml.js";
+import { decodeSigsYaml } from "./decode.js";
+import { SigsYamlError } from "./error.js";
+import { go } from "./go-type.js";
 
-const ULIMITS: GoTarget = {
-  kind: "slice",
-  goType: "[]main.ulimit",
-  elem: {
-    kind: "struct",
-    goType: "main.ulimit",
-    name: "ulimit",
-    fields: { type: { kind: "string" }, hard: { kind: "uint64" }, soft: { kind: "uint64" } },
-  },
-};
+const ULIMITS = go.slice(go.struct("main.ulimit", { type: go.string, hard: go.uint64, soft: go.uint64 }));
 
 const decode = (text: string) => decodeSigsYaml(text, ULIMITS);
 const one = (type: string, hard = 0n, soft = 0n) => [{ type, hard, soft }];

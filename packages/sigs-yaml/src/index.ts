@@ -1,0 +1,16 @@
+export { type DecodeOptions, decodeSigsYaml } from "./decode.js";
+export { SigsYamlError } from "./error.js";
+export {
+  go,
+  type GoBool,
+  type GoInt,
+  type GoMap,
+  type GoPointer,
+  type GoSlice,
+  type GoString,
+  type GoStruct,
+  type GoType,
+  type GoValueOf,
+  zeroValue,
+} from "./go-type.js";
+export { MAX_DEPTH } from "./yaml-to-json.js";
