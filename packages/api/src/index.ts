@@ -64,6 +64,7 @@ export {
   dateToNs,
   describeContainerStatus,
   formatDurationNs,
+  formatTimestampNs,
   nsToDate,
   runDurationNs,
   sinceExitNs,

@@ -5,6 +5,7 @@ import {
   dateToNs,
   describeContainerStatus,
   formatDurationNs,
+  formatTimestampNs,
   nsToDate,
   runDurationNs,
   sinceExitNs,
@@ -31,6 +32,14 @@ describe("timestamps", () => {
     expect(dateToNs(-1.5)).toBe(-1_500_000n);
     expect(() => dateToNs(new Date("not a date"))).toThrow(new RangeError("not a valid time: Invalid Date"));
     expect(() => dateToNs(Number.POSITIVE_INFINITY)).toThrow(RangeError);
+  });
+
+  it("writes RFC 3339 with every nanosecond digit", () => {
+    expect(formatTimestampNs(START + 123_456_789n)).toBe("2026-01-01T00:00:01.123456789Z");
+    expect(formatTimestampNs(START)).toBe("2026-01-01T00:00:01.000000000Z");
+    expect(formatTimestampNs(1n)).toBe("1970-01-01T00:00:00.000000001Z");
+    expect(formatTimestampNs(-1n)).toBe("1969-12-31T23:59:59.999999999Z");
+    expect(formatTimestampNs(0n)).toBeUndefined();
   });
 
   it("round-trips millisecond times", () => {

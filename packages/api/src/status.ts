@@ -25,6 +25,24 @@ export function nsToDate(ns: bigint): Date | undefined {
   return ns === 0n ? undefined : new Date(Number(ns / NS_PER_MS));
 }
 
+const NS_PER_S = 1_000_000_000n;
+
+/**
+ * A timestamp field in RFC 3339 with all nine digits of nanoseconds
+ * (`2026-01-01T00:00:02.123456789Z`), or undefined for 0 ("not yet").
+ */
+export function formatTimestampNs(ns: bigint): string | undefined {
+  if (ns === 0n) return undefined;
+  let seconds = ns / NS_PER_S;
+  let fraction = ns % NS_PER_S;
+  if (fraction < 0n) {
+    fraction += NS_PER_S;
+    seconds -= 1n;
+  }
+  const whole = new Date(Number(seconds) * 1000).toISOString().slice(0, -5);
+  return `${whole}.${fraction.toString().padStart(9, "0")}Z`;
+}
+
 /**
  * A time as a timestamp field value, from a Date or from milliseconds since
  * the epoch. Fractions of a millisecond are kept as far as the number holds
