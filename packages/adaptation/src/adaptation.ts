@@ -34,7 +34,7 @@ import { CreateContainerResult } from "./create-container-result.js";
 import { defaultValidator } from "./default-validator.js";
 import type { DefaultValidatorConfig } from "./default-validator-config.js";
 import { discoverPlugins } from "./discovery.js";
-import { isWasm, launchPlugin } from "./launch.js";
+import { launchPlugin } from "./launch.js";
 import { PluginListener } from "./listener.js";
 import { Mutex, type Release, ReadWriteLock } from "./locks.js";
 import { type DeprecationRecorder, type Logger, type Metrics, noMetrics, silentLogger } from "./observability.js";
@@ -43,6 +43,7 @@ import { comparePlugins } from "./plugin-order.js";
 import type { PluginRequest } from "./plugin-transport.js";
 import { StopContainerResult, type MergedUpdateContainerResponse, UpdateContainerResult } from "./update-container-result.js";
 import { firstValidationError } from "./validation.js";
+import { isWasm } from "./wasm-module.js";
 import { errorText } from "./error-text.js";
 
 /** Hands the adaptation's synchronization to the runtime's state: pods and containers in, the plugins' updates out. */

@@ -1,28 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { open } from "node:fs/promises";
 import type { Socket } from "node:net";
 import { PLUGIN_IDX_ENV, PLUGIN_NAME_ENV, PLUGIN_SOCKET_ENV } from "@nri-ts/api";
 import { socketPair } from "@nri-ts/mux";
-
-/** The first bytes of a WebAssembly module: `\0asm` and version 1. */
-const WASM_MAGIC = Buffer.from([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]);
-
-/** Whether the file is a WebAssembly module (which this adaptation does not run). */
-export async function isWasm(path: string): Promise<boolean> {
-  try {
-    const file = await open(path, "r");
-    try {
-      const header = Buffer.alloc(WASM_MAGIC.length);
-      const { bytesRead } = await file.read(header, 0, header.length, 0);
-      return bytesRead === header.length && header.equals(WASM_MAGIC);
-    } finally {
-      await file.close();
-    }
-  } catch {
-    return false;
-  }
-}
 
 /** A started plugin process and this side of its connection. */
 export interface LaunchedProcess {

@@ -1,0 +1,292 @@
+/**
+ * A WebAssembly plugin, hosted as the Go adaptation hosts one (through
+ * github.com/knqyf263/go-plugin's ABI, as generated into NRI's pkg/api):
+ *
+ * - each Plugin method is an export `plugin_<method in snake case>(ptr, size)
+ *   i64` that takes the encoded request in the module's own memory (the host
+ *   allocates it with the module's `malloc` and frees it with its `free`) and
+ *   answers `ptr << 32 | size`, the size's bit 31 marking an error text
+ *   instead of an encoded response; the host frees the answer too;
+ * - the module may call the host function `env.log(ptr, size) i64` with an
+ *   encoded LogRequest (answered with an empty message);
+ * - it gets WASI preview 1 with no arguments, no environment, no files, and
+ *   its standard streams going nowhere, and only `_initialize` is run.
+ *
+ * The module runs in a worker thread of its own (see wasm-worker.ts), so that
+ * the request timeout holds even for a module that never returns.
+ */
+import { type FileHandle, open, readFile } from "node:fs/promises";
+import { Worker } from "node:worker_threads";
+import { decodeMessage, LogRequest, LogRequest_Level, type MessageType, PluginDefinition } from "@nri-ts/api";
+import { Status } from "nice-grpc-common";
+import { errorText } from "./error-text.js";
+import {
+  CallFailure,
+  type LocalFailure,
+  type PluginMethod,
+  type PluginRequest,
+  type PluginResponse,
+  type PluginTransport,
+} from "./plugin-transport.js";
+import { type ModuleNames, readModuleNames } from "./wasm-module.js";
+import { trapText } from "./wasm-trap.js";
+import { type WorkerData, type WorkerFailure, type WorkerMessage, wasmWorkerSource } from "./wasm-worker.js";
+
+/** The plugin API version of NRI's generated host (`PluginPluginAPIVersion`). */
+const PLUGIN_API_VERSION = 1;
+
+/** A Plugin method's export: `createContainer` → `plugin_create_container`. */
+export function exportName(method: PluginMethod): string {
+  return `plugin_${method.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)}`;
+}
+
+/** Every export a plugin must have, in the order the Go host looks for them. */
+const REQUIRED_EXPORTS = [...(Object.keys(PluginDefinition.methods) as PluginMethod[]).map(exportName), "malloc", "free"];
+
+/** The levels of the adaptation's logger, by the LogRequest level the Go host maps to each. */
+export type WasmLogLevel = "debug" | "info" | "warn" | "error";
+
+function logLevel(level: LogRequest_Level): WasmLogLevel {
+  switch (level) {
+    case LogRequest_Level.LEVEL_INFO:
+      return "info";
+    case LogRequest_Level.LEVEL_WARN:
+      return "warn";
+    case LogRequest_Level.LEVEL_ERROR:
+      return "error";
+    default:
+      return "debug";
+  }
+}
+
+/** A WASM plugin could not be loaded; the message names the file, as Go's does. */
+export class WasmLoadError extends Error {
+  override readonly name = "WasmLoadError";
+
+  constructor(
+    readonly path: string,
+    reason: string,
+    options?: ErrorOptions,
+  ) {
+    super(`load WASM plugin ${path}: ${reason}`, options);
+  }
+}
+
+export interface WasmLoadOptions {
+  /** How long instantiating and initializing the module may take, in milliseconds. */
+  timeoutMs: number;
+  /**
+   * Receives what the module logs through the host's Log function, as the
+   * Go host logs it (unknown levels as debug); a message that does not
+   * decode arrives as a warning saying so.
+   */
+  onLog(level: WasmLogLevel, message: string): void;
+}
+
+/** The text of a module gone with an exit code, as wazero words it. */
+function exitText(code: number): string {
+  return `module closed with exit_code(${code})`;
+}
+
+/** A call waiting for the worker's answer. */
+interface PendingCall {
+  method: PluginMethod;
+  resolve(response: unknown): void;
+  reject(failure: CallFailure): void;
+  timer: NodeJS.Timeout;
+}
+
+/** One loaded WASM plugin module, reached through the plugin ABI. */
+export class WasmTransport implements PluginTransport {
+  readonly #worker: Worker;
+  readonly #names: ModuleNames | undefined;
+  readonly #onLog: WasmLoadOptions["onLog"];
+  readonly #pending = new Map<number, PendingCall>();
+  #nextId = 0;
+  /** Why calls fail now that the module is gone; undefined while it is there. */
+  #gone: { text: string; code: Status; local: LocalFailure } | undefined;
+  /** Settles when the worker thread has ended. */
+  readonly ended: Promise<void>;
+
+  private constructor(worker: Worker, names: ModuleNames | undefined, onLog: WasmLoadOptions["onLog"], ended: Promise<void>) {
+    this.#worker = worker;
+    this.#names = names;
+    this.#onLog = onLog;
+    this.ended = ended;
+  }
+
+  /**
+   * Reads, compiles, instantiates and initializes the module in a worker
+   * thread, and checks that it is an NRI plugin (API version 1, every
+   * export there).
+   *
+   * @throws WasmLoadError
+   */
+  static async load(path: string, options: WasmLoadOptions): Promise<WasmTransport> {
+    let module: WebAssembly.Module;
+    let names: ModuleNames | undefined;
+    let nullFile: FileHandle;
+    try {
+      const bytes = await readFile(path);
+      module = await WebAssembly.compile(bytes);
+      names = readModuleNames(bytes);
+      nullFile = await open("/dev/null", "r+");
+    } catch (error) {
+      throw new WasmLoadError(path, errorText(error), { cause: error });
+    }
+    const workerData: WorkerData = {
+      module,
+      requiredExports: REQUIRED_EXPORTS,
+      apiVersion: PLUGIN_API_VERSION,
+      nullFd: nullFile.fd,
+    };
+    const worker = new Worker(wasmWorkerSource(), { eval: true, workerData, stdout: true, stderr: true });
+    // node:wasi's experimental warning goes there; the module's own streams go to /dev/null
+    worker.stdout.resume();
+    worker.stderr.resume();
+    const ended = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
+    void ended.then(() => nullFile.close());
+    let transport: WasmTransport | undefined;
+    try {
+      transport = await new Promise<WasmTransport>((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new WasmLoadError(path, `the module did not initialize within ${options.timeoutMs} ms`)),
+          options.timeoutMs,
+        );
+        const settle = () => {
+          clearTimeout(timer);
+          worker.off("message", onMessage);
+          worker.off("error", onError);
+          worker.off("exit", onExit);
+        };
+        const onMessage = (message: WorkerMessage) => {
+          if (message.kind === "log") return logTo(options.onLog, message.bytes);
+          settle();
+          if (message.kind === "ready") resolve(new WasmTransport(worker, names, options.onLog, ended));
+          else if (message.kind === "failed") reject(new WasmLoadError(path, loadFailureText(message.failure, names)));
+        };
+        const onError = (error: Error) => {
+          settle();
+          reject(new WasmLoadError(path, errorText(error), { cause: error }));
+        };
+        const onExit = (code: number) => {
+          settle();
+          reject(new WasmLoadError(path, `its thread ended with exit code ${code}`));
+        };
+        worker.on("message", onMessage);
+        worker.once("error", onError);
+        worker.once("exit", onExit);
+      });
+    } finally {
+      if (!transport) void worker.terminate();
+    }
+    transport.#listen();
+    return transport;
+  }
+
+  get closed(): boolean {
+    return this.#gone !== undefined;
+  }
+
+  call<K extends PluginMethod>(method: K, request: PluginRequest<K>, deadline: number): Promise<PluginResponse<K>> {
+    if (this.#gone) {
+      const { text, code, local } = this.#gone;
+      return Promise.reject(new CallFailure(text, code, text, local));
+    }
+    const requestType = PluginDefinition.methods[method].requestType as unknown as MessageType<PluginRequest<K>>;
+    const bytes = requestType.encode(request).finish();
+    const id = this.#nextId++;
+    return new Promise<PluginResponse<K>>((resolve, reject) => {
+      // As wazero closes a module whose context is done: the module is gone for good.
+      const timer = setTimeout(
+        () => this.#end("module closed with context deadline exceeded", Status.DEADLINE_EXCEEDED, "deadline"),
+        Math.max(0, deadline - Date.now()),
+      );
+      this.#pending.set(id, { method, resolve: resolve as (response: unknown) => void, reject, timer });
+      const transfer = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? [bytes.buffer as ArrayBuffer] : [];
+      this.#worker.postMessage({ id, export: exportName(method), bytes }, transfer);
+    });
+  }
+
+  /** Ends the module (its thread is terminated); idempotent. */
+  close(): void {
+    this.#end(exitText(0), Status.UNAVAILABLE, "closed");
+  }
+
+  #listen(): void {
+    this.#worker.on("message", (message: WorkerMessage) => this.#receive(message));
+    this.#worker.on("error", (error: Error) => this.#end(`WASM plugin thread failed: ${errorText(error)}`, Status.UNAVAILABLE, "closed"));
+    this.#worker.on("exit", () => this.#end("the WASM plugin's thread ended", Status.UNAVAILABLE, "closed"));
+  }
+
+  #receive(message: WorkerMessage): void {
+    if (message.kind === "log") return logTo(this.#onLog, message.bytes);
+    if (message.kind !== "answer" && message.kind !== "fault") return;
+    const pending = this.#pending.get(message.id);
+    if (!pending) return;
+    this.#pending.delete(message.id);
+    clearTimeout(pending.timer);
+    if (message.kind === "fault") {
+      const failure = message.failure;
+      if (failure.kind === "exit") {
+        // this call fails as the plugin's error does in Go; the module is gone, so the plugin is closed
+        const text = exitText(failure.code);
+        pending.reject(new CallFailure(text, Status.UNKNOWN, text, undefined));
+        this.#end(text, Status.UNAVAILABLE, "closed");
+      } else if (failure.kind === "trap") {
+        const text = trapText(failure.trap, this.#names);
+        pending.reject(new CallFailure(text, Status.UNKNOWN, text, undefined));
+      } else {
+        pending.reject(new CallFailure(failure.message, Status.INTERNAL, failure.message, "protocol"));
+      }
+      return;
+    }
+    const text = Buffer.from(message.bytes).toString("utf8");
+    if (message.isError) return pending.reject(new CallFailure(text, Status.UNKNOWN, text, undefined));
+    const responseType = PluginDefinition.methods[pending.method].responseType as unknown as MessageType<unknown>;
+    try {
+      pending.resolve(decodeMessage(responseType, message.bytes));
+    } catch (error) {
+      const reason = errorText(error);
+      pending.reject(new CallFailure(reason, Status.INTERNAL, reason, "protocol", { cause: error }));
+    }
+  }
+
+  /** The module is gone: calls in flight and later ones fail with `text`. */
+  #end(text: string, code: Status, local: LocalFailure): void {
+    if (this.#gone) return;
+    this.#gone = { text, code, local };
+    void this.#worker.terminate();
+    for (const [id, pending] of this.#pending) {
+      this.#pending.delete(id);
+      clearTimeout(pending.timer);
+      pending.reject(new CallFailure(text, code, text, local));
+    }
+  }
+}
+
+/** Decodes a LogRequest from the module and hands it on. */
+function logTo(onLog: WasmLoadOptions["onLog"], bytes: Uint8Array): void {
+  let request: LogRequest;
+  try {
+    request = decodeMessage(LogRequest, bytes);
+  } catch (error) {
+    onLog("warn", `WASM plugin log message does not decode: ${errorText(error)}`);
+    return;
+  }
+  onLog(logLevel(request.level), request.msg);
+}
+
+/** Why loading failed, in the Go host's words where it has them. */
+function loadFailureText(failure: WorkerFailure, names: ModuleNames | undefined): string {
+  switch (failure.kind) {
+    case "exit":
+      return exitText(failure.code);
+    case "trap": {
+      const text = trapText(failure.trap, names);
+      return failure.start ? `module[${names?.module ?? ""}] function[${failure.start}] failed: ${text}` : text;
+    }
+    case "error":
+      return failure.message;
+  }
+}

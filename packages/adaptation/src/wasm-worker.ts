@@ -1,0 +1,240 @@
+/**
+ * The thread a WASM plugin runs in. WebAssembly runs synchronously, so a
+ * module that loops would stop the runtime's event loop, and no timer could
+ * end its request; in a worker thread of its own, the adaptation terminates
+ * it at the request's deadline instead, as wazero closes a module whose
+ * context is done.
+ *
+ * The worker only moves bytes: it instantiates the module with WASI
+ * (Node's node:wasi) and the host function `env.log`, runs its
+ * `_initialize`, checks its exports as the Go host does, then for each call
+ * copies the request into memory the module allocates, calls the export
+ * and copies the answer out. Encoding, decoding and error texts are the
+ * main thread's (wasm-transport.ts).
+ */
+import type { Trap } from "./wasm-trap.js";
+
+/** What the worker starts with. */
+export interface WorkerData {
+  module: WebAssembly.Module;
+  /** The exports a plugin must have, in the order the Go host checks them. */
+  requiredExports: string[];
+  /** The plugin API version the host speaks. */
+  apiVersion: number;
+  /** Where the module's standard streams go: a file descriptor open on /dev/null. */
+  nullFd: number;
+}
+
+/** A call of an export with a request already encoded. */
+export interface WorkerCall {
+  id: number;
+  export: string;
+  bytes: Uint8Array;
+}
+
+/** Why the module could not be loaded or a call did not return. */
+export type WorkerFailure =
+  /** The module trapped, or a host function failed; `start` names the start function it happened in. */
+  | { kind: "trap"; trap: Trap; start?: string }
+  /** The module called WASI's proc_exit: it is gone. */
+  | { kind: "exit"; code: number }
+  /** The module does not fit the plugin ABI (no such export, memory out of range, ...). */
+  | { kind: "error"; message: string };
+
+export type WorkerMessage =
+  | { kind: "ready" }
+  | { kind: "failed"; failure: WorkerFailure }
+  | { kind: "log"; bytes: Uint8Array }
+  | { kind: "answer"; id: number; bytes: Uint8Array; isError: boolean }
+  | { kind: "fault"; id: number; failure: WorkerFailure };
+
+/**
+ * The worker's code. It runs from its source text (see
+ * `wasmWorkerSource`), so it must not refer to anything outside itself.
+ */
+function wasmWorkerMain(): void {
+  /* eslint-disable @typescript-eslint/no-require-imports -- a worker started from source text has require, not import */
+  const { parentPort, workerData } = require("node:worker_threads") as typeof import("node:worker_threads");
+  const { WASI } = require("node:wasi") as typeof import("node:wasi");
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const data = workerData as WorkerData;
+  const port = parentPort!;
+  // deep enough for wazero's 30 frames plus this thread's own
+  Error.stackTraceLimit = 64;
+
+  /** Thrown by proc_exit: WebAssembly cannot catch it, so it unwinds the module to the caller. */
+  class Exit {
+    constructor(readonly code: number) {}
+  }
+
+  type Exports = Record<string, unknown> & { memory?: WebAssembly.Memory };
+  let exports: Exports = {};
+  /** Set once the module exited: every later call gets the same exit, as from a closed wazero module. */
+  let exited: number | undefined;
+
+  const post = (message: WorkerMessage) => {
+    const transfer = "bytes" in message ? [message.bytes.buffer as ArrayBuffer] : [];
+    port.postMessage(message, transfer);
+  };
+
+  const memory = (): Uint8Array => {
+    if (!(exports.memory instanceof WebAssembly.Memory)) throw new Error("memory is not exported");
+    return new Uint8Array(exports.memory.buffer);
+  };
+
+  const read = (ptr: number, size: number): Uint8Array | undefined => {
+    const bytes = memory();
+    return ptr + size <= bytes.length ? bytes.slice(ptr, ptr + size) : undefined;
+  };
+
+  const failure = (error: unknown): WorkerFailure => {
+    if (error instanceof Exit) {
+      exited = error.code;
+      return { kind: "exit", code: error.code };
+    }
+    const { name = "Error", message = String(error), stack = "" } = error as Partial<Error>;
+    const frames = Array.from(String(stack).matchAll(/wasm-function\[(\d+)\]/g), (match) => Number(match[1]));
+    return { kind: "trap", trap: { name, message, frames } };
+  };
+
+  const wasi = new WASI({
+    version: "preview1",
+    args: [],
+    env: {},
+    stdin: data.nullFd,
+    stdout: data.nullFd,
+    stderr: data.nullFd,
+  });
+  const imports = {
+    wasi_snapshot_preview1: {
+      ...wasi.wasiImport,
+      proc_exit(code: number): never {
+        throw new Exit(code >>> 0);
+      },
+    },
+    env: {
+      /** Log(LogRequest) Empty: the request is passed on; the empty answer takes no memory (0 as pointer and size). */
+      log(ptr: number, size: number): bigint {
+        const bytes = read(ptr >>> 0, size >>> 0);
+        if (!bytes) throw new Error(`Memory.Read(${ptr >>> 0}, ${size >>> 0}) out of range`);
+        post({ kind: "log", bytes });
+        return 0n;
+      },
+    },
+  };
+
+  const fn = (name: string) => exports[name] as ((...args: unknown[]) => unknown) | undefined;
+
+  /** Frees what the module allocated; as in the Go host, a failure to free is no failure of the call. */
+  const freeQuietly = (ptr: number) => {
+    try {
+      fn("free")!(ptr);
+    } catch (error) {
+      // the call's own outcome is the one to report, unless the module is gone now
+      if (error instanceof Exit) exited = error.code;
+    }
+  };
+
+  const load = (): WorkerFailure | undefined => {
+    let instance: WebAssembly.Instance;
+    try {
+      instance = new WebAssembly.Instance(data.module, imports);
+    } catch (error) {
+      return { kind: "error", message: (error as Error).message };
+    }
+    exports = instance.exports as Exports;
+    try {
+      // Only _initialize runs (a reactor's start); a command's _start never does, as with the Go host.
+      wasi.initialize({ exports: { memory: exports.memory, _initialize: exports._initialize } });
+    } catch (error) {
+      if (error instanceof Exit) {
+        if (error.code !== 0) return { kind: "error", message: `unexpected exit_code: ${error.code}` };
+        // The Go host takes exit 0 for success and goes on, to find the module closed.
+        exited = 0;
+      } else {
+        const reason = failure(error);
+        // node:wasi refusing the instance (no memory) is no trap: no WASM frame was on the stack
+        if (reason.kind !== "trap") return reason;
+        if (reason.trap.frames.length > 0) return { ...reason, start: "_initialize" };
+        return { kind: "error", message: reason.trap.message };
+      }
+    }
+    const version = fn("plugin_api_version");
+    if (typeof version !== "function") return { kind: "error", message: "plugin_api_version is not exported" };
+    if (exited !== undefined) return { kind: "exit", code: exited };
+    let result: unknown;
+    try {
+      result = version();
+    } catch (error) {
+      return failure(error);
+    }
+    if (typeof result !== "bigint" && typeof result !== "number") {
+      return { kind: "error", message: "invalid plugin_api_version signature" };
+    }
+    const plugin = BigInt.asUintN(64, BigInt(result));
+    if (plugin !== BigInt(data.apiVersion)) {
+      return { kind: "error", message: `API version mismatch, host: ${data.apiVersion}, plugin: ${plugin}` };
+    }
+    const missing = data.requiredExports.find((name) => typeof fn(name) !== "function");
+    if (missing) return { kind: "error", message: `${missing} is not exported` };
+    return undefined;
+  };
+
+  /** One call of the plugin ABI: request into module memory, packed (pointer, size) answer out. */
+  const call = ({ id, export: name, bytes }: WorkerCall): WorkerMessage => {
+    if (exited !== undefined) return { kind: "fault", id, failure: { kind: "exit", code: exited } };
+    const malloc = fn("malloc")!;
+    let dataPtr = 0;
+    try {
+      if (bytes.length > 0) {
+        dataPtr = Number(malloc(bytes.length)) >>> 0;
+        const target = memory();
+        if (dataPtr + bytes.length > target.length) {
+          const message = `Memory.Write(${dataPtr}, ${bytes.length}) out of range of memory size ${target.length}`;
+          return { kind: "fault", id, failure: { kind: "error", message } };
+        }
+        target.set(bytes, dataPtr);
+      }
+      const result = fn(name)!(dataPtr, bytes.length);
+      if (typeof result !== "bigint") return { kind: "fault", id, failure: { kind: "error", message: `invalid ${name} signature` } };
+      const packed = BigInt.asUintN(64, result);
+      const resPtr = Number(packed >> 32n);
+      const sizeWord = Number(packed & 0xffffffffn);
+      // bit 31 of the size marks an error text instead of a message
+      const isError = sizeWord >= 0x80000000;
+      const resSize = sizeWord & 0x7fffffff;
+      try {
+        const answer = read(resPtr, resSize);
+        if (!answer) {
+          const message = `Memory.Read(${resPtr}, ${resSize}) out of range of memory size ${memory().length}`;
+          return { kind: "fault", id, failure: { kind: "error", message } };
+        }
+        return { kind: "answer", id, bytes: answer, isError };
+      } finally {
+        if (resPtr !== 0 && exited === undefined) freeQuietly(resPtr);
+      }
+    } catch (error) {
+      return { kind: "fault", id, failure: failure(error) };
+    } finally {
+      if (dataPtr !== 0 && exited === undefined) freeQuietly(dataPtr);
+    }
+  };
+
+  const loadFailure = load();
+  if (loadFailure) {
+    post({ kind: "failed", failure: loadFailure });
+    return;
+  }
+  port.on("message", (message: WorkerCall) => post(call(message)));
+  post({ kind: "ready" });
+}
+
+/**
+ * The worker's source, for `new Worker(source, { eval: true })`. Loaders
+ * that keep function names (tsx, esbuild's keepNames) wrap functions in
+ * calls to a `__name` helper of the enclosing module; the worker gets a
+ * harmless one of its own.
+ */
+export function wasmWorkerSource(): string {
+  return `"use strict";\nconst __name = (target) => target;\n(${wasmWorkerMain.toString()})();\n`;
+}
