@@ -1,5 +1,6 @@
 import { execFile, spawn } from "node:child_process";
 import { once } from "node:events";
+import { existsSync } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -46,7 +47,9 @@ const builds = new Map<string, Promise<string>>();
 
 /**
  * Builds `./cmd/<name>` of the conformance module (once per process, using
- * Go's own build cache) and resolves to the path of the binary.
+ * Go's own build cache) and resolves to the path of the binary. A command
+ * with a go.mod of its own (a twin whose upstream libraries need other
+ * versions than the rest) is built in its own module.
  */
 export function goCommand(name: string): Promise<string> {
   let build = builds.get(name);
@@ -54,7 +57,9 @@ export function goCommand(name: string): Promise<string> {
     build = (async () => {
       const bin = join(moduleDir, "bin", name);
       await mkdir(dirname(bin), { recursive: true });
-      await run("go", ["build", "-o", bin, `./cmd/${name}`], { cwd: moduleDir });
+      const dir = join(moduleDir, "cmd", name);
+      const own = existsSync(join(dir, "go.mod"));
+      await run("go", ["build", "-o", bin, own ? "." : `./cmd/${name}`], { cwd: own ? dir : moduleDir });
       return bin;
     })();
     builds.set(name, build);

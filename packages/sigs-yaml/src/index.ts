@@ -1,6 +1,7 @@
 export { type DecodeOptions, decodeSigsYaml } from "./decode.js";
 export { SigsYamlError } from "./error.js";
 export {
+  fieldFor,
   go,
   type GoBool,
   type GoInt,
@@ -13,4 +14,5 @@ export {
   type GoValueOf,
   zeroValue,
 } from "./go-type.js";
+export { jsonInteger } from "./json-decode.js";
 export { MAX_DEPTH } from "./yaml-to-json.js";

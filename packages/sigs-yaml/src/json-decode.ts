@@ -27,7 +27,7 @@ function jsonKind(json: Exclude<Json, null>, type: GoType): string {
 }
 
 /** The integer a JSON number's text gives a Go integer type, or undefined where Go refuses it. */
-function integer(text: string, type: GoInt): bigint | undefined {
+export function jsonInteger(text: string, type: GoInt): bigint | undefined {
   if (!/^-?[0-9]+$/.test(text) || (!type.signed && text.startsWith("-"))) return undefined;
   const value = BigInt(text);
   const limit = 1n << BigInt(type.signed ? type.bits - 1 : type.bits);
@@ -58,7 +58,7 @@ export class JsonDecoder {
       case "bool":
         return typeof json === "boolean" ? json : this.fail(json, target, at);
       case "int": {
-        const value = json instanceof JsonNumber ? integer(json.text, target) : undefined;
+        const value = json instanceof JsonNumber ? jsonInteger(json.text, target) : undefined;
         if (value === undefined) return this.fail(json, target, at);
         return target.bits === 64 ? value : Number(value);
       }

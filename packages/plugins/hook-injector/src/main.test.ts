@@ -1,0 +1,75 @@
+import { execFile } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { simulate } from "@nri-ts/sim";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const loader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+const main = join(import.meta.dirname, "main.ts");
+const node = [process.execPath, "--conditions=@nri-ts/source", "--import", loader, main];
+
+function run(...args: string[]): Promise<{ code: number; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(node[0], [...node.slice(1), ...args], (error, _stdout, stderr) => {
+      resolve({ code: error ? Number(error.code) : 0, stderr });
+    });
+  });
+}
+
+describe("nri-hook-injector", () => {
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "nri-hook-injector-main-"));
+  });
+
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it("prints its usage for -h and refuses unknown flags, as Go's flag package does", async () => {
+    const help = await run("-h");
+    expect(help.code).toBe(0);
+    expect(help.stderr).toContain("  -disableWatch\n    \tdisable watching hook directories for new hooks");
+    const bad = await run("-socket", "/x");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.split("\n")[0]).toBe("flag provided but not defined: -socket");
+  });
+
+  it("exits 1 when a hook file is bad, saying which and why", async () => {
+    const hooks = join(dir, "bad");
+    await mkdir(hooks);
+    await writeFile(join(hooks, "x.json"), '{"version": "1.0.0", "hook": {"path": "/bin/true"}, "stages": ["later"]}');
+    const { code, stderr } = await run("-idx", "10", "-hooks-dirs", hooks, "-socket-path", join(dir, "none.sock"));
+    expect(code).toBe(1);
+    expect(JSON.parse(stderr.trim().split("\n").at(-1) as string)).toMatchObject({ level: "error", msg: 'failed to set up hook manager: unknown stage "later"' });
+  });
+
+  it("injects hooks when a runtime launches it, and sees hook files added while it runs", async () => {
+    const [plugins, hooks] = [join(dir, "plugins"), join(dir, "hooks.d")];
+    await mkdir(plugins);
+    await writeFile(join(plugins, "10-hook-injector"), `#!/bin/sh\nexec ${node.join(" ")} -hooks-dirs ${hooks}\n`);
+    await chmod(join(plugins, "10-hook-injector"), 0o755);
+    const hook = JSON.stringify({ version: "1.0.0", hook: { path: "/bin/true" }, when: { always: true }, stages: ["poststop"] });
+    const report = await simulate(
+      `
+pods: [{name: web}]
+containers: [{name: before, pod: web, args: [a]}, {name: after, pod: web, args: [a]}]
+steps: [{run-pod: web}, {create: before}, {wait: 1s}, {create: after}]
+`,
+      {
+        pluginDir: plugins,
+        clock: "virtual",
+        observer: {
+          // the directory was created by the plugin when it started watching
+          stepDone: (step) => step.number === 2 && writeFileSync(join(hooks, "late.json"), hook),
+        },
+      },
+    );
+    expect(report.failures).toEqual([]);
+    expect(report.steps[1].adjustment).toEqual({});
+    expect(report.steps[3].adjustment).toEqual({ hooks: { poststop: [{ path: "/bin/true" }] } });
+  });
+});
