@@ -8,9 +8,11 @@ import {
   eventMask,
   type SynchronizeRequest,
 } from "@nri-ts/api";
+import { listenBacklog } from "@nri-ts/ttrpc";
 import { ClientError, Status } from "nice-grpc-common";
 import { afterEach, describe, expect, test } from "vitest";
 import { Adaptation, AdaptationError } from "./adaptation.js";
+import { ScriptedPlugin } from "./scripted-plugin.js";
 import { container, pod, TestRuntime } from "./test-runtime.js";
 
 let runtime: TestRuntime;
@@ -82,6 +84,23 @@ describe("registration", () => {
       { index: "10", name: "foo", fullName: "10-foo", kind: "external", events: ALL_EVENTS },
     ]);
   });
+
+  test("a burst of plugins connecting at once all get in, as with Go's listen queue (Node's default holds 511)", async () => {
+    const BURST = 600;
+    if (listenBacklog() < BURST) {
+      console.warn(`skipped: the kernel caps listen queues at ${listenBacklog()} (net.core.somaxconn)`);
+      return;
+    }
+    await started();
+    // all connect before the adaptation, in this process, can accept any
+    const plugins = Array.from({ length: BURST }, (_, i) => new ScriptedPlugin(connect(runtime.socketPath), { name: `p${i}`, index: "10" }));
+    try {
+      await Promise.all(plugins.map((plugin) => plugin.registered));
+      await runtime.waitFor(() => runtime.pluginNames.length === BURST);
+    } finally {
+      for (const plugin of plugins) plugin.close();
+    }
+  }, 60_000);
 
   test("names of letters, digits and _.+- are accepted", async () => {
     await started();

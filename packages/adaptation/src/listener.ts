@@ -1,12 +1,15 @@
 import { mkdir, rm } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
 import { dirname } from "node:path";
+import { listenBacklog } from "@nri-ts/ttrpc";
 
 /**
  * The socket external plugins connect to. Connections are taken on one at a
  * time, in the order they arrive, as in Go: the next one waits until the
  * handler is done with the previous one (registered, configured and
  * synchronized, or refused). Nothing is read from a waiting connection.
+ * The listen queue is as long as a Go runtime's (the kernel's limit), so
+ * that a burst of plugins connecting at once is not refused.
  */
 export class PluginListener {
   readonly #server: Server;
@@ -53,7 +56,7 @@ export class PluginListener {
       const server = createServer({ pauseOnConnect: true });
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);
-        server.listen(path, () => {
+        server.listen({ path, backlog: listenBacklog() }, () => {
           server.off("error", reject);
           resolve();
         });

@@ -76,13 +76,16 @@ export class ScriptedPlugin {
   readonly mux: Mux;
   /** Connection 1, where the plugin answers; write raw ttrpc frames here to misbehave. */
   readonly pluginConnection: MuxConnection;
+  /** Connection 2, where the plugin calls the runtime (through `runtime`); raw ttrpc frames may go here too. */
+  readonly runtimeConnection: MuxConnection;
   readonly #server = new Server();
 
   constructor(trunk: Duplex, options: ScriptedPluginOptions) {
     this.mux = new Mux(trunk);
     this.closed = new Promise((resolve) => this.mux.once("close", () => resolve()));
     this.pluginConnection = this.mux.open(PLUGIN_SERVICE_CONN);
-    const channel = new Channel(this.mux.open(RUNTIME_SERVICE_CONN), { onClose: () => this.mux.close() });
+    this.runtimeConnection = this.mux.open(RUNTIME_SERVICE_CONN);
+    const channel = new Channel(this.runtimeConnection, { onClose: () => this.mux.close() });
     this.runtime = createClient(RuntimeDefinition, channel);
     const configure = async (): Promise<Partial<ConfigureResponse>> => ({ events: options.events ?? 0 });
     const handlers: Record<string, unknown> = { configure, ...EMPTY_RESPONSES, ...options.handlers };

@@ -3,7 +3,8 @@
 // client and server (TS→TS, Go→Go, TS→Go, Go→TS) with 1, 16 and 64 calls in
 // flight, then the frame codec alone. Prints a table with ratios against
 // Go→Go, and the CPU time each side spent per call (which other load on the
-// machine disturbs less than wall-clock figures). BENCH_SECONDS sets the
+// machine disturbs less than wall-clock figures); last, how long closing a
+// connection with many open calls stalls the event loop (bench/teardown.ts). BENCH_SECONDS sets the
 // seconds per cell and round (default 1), BENCH_ROUNDS the rounds (default 3).
 //
 //   npm run bench            (from packages/ttrpc; needs Go for the Go cells)
@@ -16,6 +17,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { connect, createClient } from "../src/index.js";
 import { benchCodec } from "./codec.js";
+import { benchTeardown } from "./teardown.js";
 import { EchoDefinition } from "./echo-service.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 1);
@@ -217,6 +219,12 @@ async function main(): Promise<void> {
 
   console.log("\nFrame codec (one core)");
   printTable([["frame data", "encode MB/s", "decode MB/s"], ...benchCodec().map((r) => [r.label, r.encodeMBps.toFixed(0), r.decodeMBps.toFixed(0)])]);
+
+  console.log("\nClosing a connection with open calls (half unary, half bidirectional streams)");
+  printTable([
+    ["side", "open calls", "teardown ms", "longest event-loop stall ms"],
+    ...(await benchTeardown()).map((r) => [r.side, String(r.calls), r.teardownMs.toFixed(0), r.longestStallMs.toFixed(0)]),
+  ]);
 }
 
 function printTable(rows: string[][]): void {

@@ -180,6 +180,24 @@ describe("Channel closing", () => {
   });
 });
 
+describe("Channel closing with many calls", () => {
+  it("fails 50,000 pending calls and streams when the server goes away, each with its method's Unavailable", async () => {
+    const CALLS = 25_000;
+    const { channel, server } = await connected();
+    const unary = Array.from({ length: CALLS }, () => failure(channel.unary("svc.S", "Hang", EMPTY)));
+    const streams = Array.from({ length: CALLS }, async () => {
+      const stream = channel.stream("svc.S", "Chat", { requestStream: true, responseStream: true }, undefined);
+      return failure((async () => { for await (const _ of stream.responses); })());
+    });
+    for (let i = 0; i < 2 * CALLS; i++) await server.next();
+    server.socket.destroy();
+    const errors = await Promise.all([...unary, ...streams]);
+    expect(errors.slice(0, CALLS).every((e) => e.code === Status.UNAVAILABLE && e.path === "/svc.S/Hang")).toBe(true);
+    expect(errors.slice(CALLS).every((e) => e.code === Status.UNAVAILABLE && e.path === "/svc.S/Chat")).toBe(true);
+    expect(errors[0].details).toBe("ttrpc: closed");
+  });
+});
+
 describe("Channel streams", () => {
   it("opens a client stream with [remote open], sends Data, and closes with [remote closed, no data]", async () => {
     const { channel, server } = await connected();

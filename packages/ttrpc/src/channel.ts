@@ -175,7 +175,13 @@ export class Channel {
     this.writer.close();
     const calls = [...this.streams.values()];
     this.streams.clear();
-    for (const call of calls) call.fail(unavailable(call.path));
+    // one error per method, not per call: making an error's stack costs more than the rest of a call's teardown
+    const errors = new Map<string, ClientError>();
+    for (const call of calls) {
+      let error = errors.get(call.path);
+      if (error === undefined) errors.set(call.path, (error = unavailable(call.path)));
+      call.fail(error);
+    }
     this.duplex.destroy();
     this.resolveClosed(error);
     this.onClose?.(error);

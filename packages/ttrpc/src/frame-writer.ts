@@ -3,6 +3,15 @@ import type { Duplex } from "node:stream";
 /** Frames sent with one system call at most. */
 const BATCH = 16;
 
+/** Hooks of a FrameWriter. */
+export interface FrameWriterHooks {
+  /**
+   * The duplex stopped taking frames without queueing (true), or drained the
+   * queue (false); called once per change.
+   */
+  congestion?(congested: boolean): void;
+}
+
 /**
  * Hands whole frames to a duplex, one `write()` call per frame and never two
  * frames in one call (a multiplexer below may cut each write as a message),
@@ -12,6 +21,7 @@ const BATCH = 16;
  */
 export class FrameWriter {
   private readonly duplex: Duplex;
+  private readonly hooks: FrameWriterHooks;
   private readonly queue: Buffer[] = [];
   private blocked = false;
   private closed = false;
@@ -20,8 +30,9 @@ export class FrameWriter {
   /** Frames written since the last flush. */
   private batched = 0;
 
-  constructor(duplex: Duplex) {
+  constructor(duplex: Duplex, hooks: FrameWriterHooks = {}) {
     this.duplex = duplex;
+    this.hooks = hooks;
     duplex.on("drain", () => this.flush());
   }
 
@@ -44,7 +55,7 @@ export class FrameWriter {
       this.duplex.cork();
       process.nextTick(this.uncork);
     }
-    this.blocked = !this.duplex.write(frame);
+    if (!this.duplex.write(frame)) this.block();
     if (++this.batched === BATCH) {
       // let the peer start on a full batch while this side writes the next
       this.batched = 0;
@@ -71,12 +82,21 @@ export class FrameWriter {
     this.release();
   }
 
+  private block(): void {
+    this.blocked = true;
+    this.hooks.congestion?.(true);
+  }
+
   private flush(): void {
+    if (!this.blocked) return;
+    let written = 0;
+    let more = true;
+    while (written < this.queue.length && more && !this.closed) more = this.duplex.write(this.queue[written++]);
+    this.queue.splice(0, written);
+    if (!more || this.closed) return;
     this.blocked = false;
-    while (this.queue.length > 0 && !this.blocked && !this.closed) {
-      this.blocked = !this.duplex.write(this.queue.shift() as Buffer);
-    }
-    if (!this.blocked) this.release();
+    this.hooks.congestion?.(false);
+    this.release();
   }
 
   private release(): void {

@@ -42,6 +42,7 @@ export {
 export { FrameDecoder, type FrameSink, TruncatedFrameError } from "./frame-decoder.js";
 export { KeyValue, Request, Response, StringList } from "./gen/ttrpc/request.js";
 export { Status as RpcStatus } from "./gen/google/rpc/status.js";
+export { listenBacklog } from "./listen-backlog.js";
 export { metadataFromPairs, metadataToPairs } from "./metadata.js";
 export { createServer, type ServeOptions, Server } from "./server.js";
 export { StatusText, statusFromError } from "./status.js";

@@ -98,8 +98,9 @@ export class MessageQueue<T> implements AsyncIterable<T> {
 }
 
 /**
- * Stops reading a duplex while any of its stream queues is above the
- * high-water mark, and reads on once all are back under it.
+ * Stops reading a duplex while anything holds it back (a stream queue above
+ * its high-water mark, a server's answers waiting to be written), and reads
+ * on once nothing does.
  */
 export class ReadPressure {
   private readonly duplex: Duplex;

@@ -72,8 +72,10 @@ export class ServerConnection {
     this.duplex = duplex;
     this.peer = peer;
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
-    this.writer = new FrameWriter(duplex);
     this.readPressure = new ReadPressure(duplex);
+    // Like Go's server, read no further while answers wait to be written: a
+    // peer that sends without reading holds up its own connection, not memory.
+    this.writer = new FrameWriter(duplex, { congestion: this.readPressure.pressure });
     const decoder = new FrameDecoder({
       frame: (streamId, type, flags, data) => this.onFrame(streamId, type, flags, data),
       oversized: (streamId, _type, _flags, length) =>
@@ -102,10 +104,12 @@ export class ServerConnection {
     if (this.ended) return;
     this.ended = true;
     this.writer.close();
+    // one reason for all: an error's stack costs more than the rest of a call's teardown
+    const reason = new ServerError(Status.CANCELLED, "ttrpc: connection closed");
     for (const call of this.calls.values()) {
       call.done = true;
-      call.scope.cancel();
-      call.requests?.end(new ServerError(Status.CANCELLED, "ttrpc: connection closed"));
+      call.scope.cancel(reason);
+      call.requests?.end(reason);
       call.requests?.discard();
     }
     this.calls.clear();
@@ -230,6 +234,7 @@ export class ServerConnection {
         frame = encodeResponseFrame(call.id, undefined, encodeResponse(method, response));
       }
     } catch (error) {
+      if (call.done) return;
       frame = statusFrame(call.id, statusFromError(asStatus(error), scope.abortReason));
     }
     if (call.done) return;

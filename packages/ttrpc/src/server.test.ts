@@ -6,6 +6,7 @@ import { encodeRequestFrame, encodeResponseFrame } from "./envelope.js";
 import { encodeFrame, Flag, type Frame, MAX_DATA_LENGTH, MessageType, writeFrameHeader } from "./frame.js";
 import { KeyValue, Response, StringList } from "./gen/ttrpc/request.js";
 import type { ServiceImplementation } from "./definition.js";
+import { listenBacklog } from "./listen-backlog.js";
 import { createServer, type Server } from "./server.js";
 
 const service = TestDefinition.fullName;
@@ -403,6 +404,42 @@ describe("server connections", () => {
     expect(statusOf(await good.next())).toEqual({ id: 1, code: 0, message: "" });
   });
 
+  it("cancels every call of a peer that opens 50,000 streams and goes away, and serves on", async () => {
+    const STREAMS = 25_000;
+    let cancelled = 0;
+    const counted = (signal: AbortSignal) =>
+      signal.addEventListener("abort", () => {
+        if ((signal.reason as ServerError).code === Status.CANCELLED) cancelled++;
+      });
+    const server = createServer();
+    const good = await serve(
+      {
+        fail: (_request, { signal }) => (counted(signal), new Promise(() => {})),
+        collect: async (requests, { signal }) => {
+          counted(signal);
+          for await (const _ of requests);
+          return { list: [] };
+        },
+      },
+      server,
+    );
+    const [client, end] = await socketPair();
+    const served = server.serve(end);
+    const hostile = new RawPeer(client);
+    for (let i = 0; i < STREAMS; i++) {
+      hostile.send(request(4 * i + 1, "Fail", keyValue("hang")));
+      hostile.send(request(4 * i + 3, "Collect", new Uint8Array(0), { flags: Flag.RemoteOpen }));
+    }
+    // the last stream echoes its first message, so the server has seen every Request by then
+    hostile.send(request(4 * STREAMS + 1, "Echo", keyValue("last")));
+    expect(statusOf(await hostile.next())).toMatchObject({ id: 4 * STREAMS + 1, code: 0 });
+    hostile.socket.destroy();
+    await served;
+    expect(cancelled).toBe(2 * STREAMS);
+    good.send(request(1, "Echo", keyValue("fine")));
+    expect(statusOf(await good.next())).toEqual({ id: 1, code: 0, message: "" });
+  });
+
   it("shuts down gracefully: running calls are answered, then connections close", async () => {
     const started = deferred();
     const release = deferred();
@@ -427,6 +464,34 @@ describe("server connections", () => {
     expect(KeyValue.decode(Response.decode((await peer.next()).data).payload).key).toBe("done");
     await shutdown;
     await peer.closed();
+  });
+
+  it("takes a burst of connections as Go's listener does, not only Node's default 511", async () => {
+    const BURST = 1000;
+    if (listenBacklog() < BURST) {
+      console.warn(`skipped: the kernel caps listen queues at ${listenBacklog()} (net.core.somaxconn)`);
+      return;
+    }
+    const path = socketPath();
+    const server = createServer().add(TestDefinition, { echo: async (request) => request });
+    servers.push(server);
+    await server.listen(path);
+    // all connect before this process can accept any: they wait in the listen queue
+    const sockets = Array.from({ length: BURST }, () => connect(path));
+    const outcomes = await Promise.all(
+      sockets.map(
+        (socket) =>
+          new Promise<string>((resolve) => {
+            socket.once("connect", () => resolve("connected"));
+            socket.once("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+          }),
+      ),
+    );
+    expect(outcomes.filter((outcome) => outcome !== "connected")).toEqual([]);
+    const peer = new RawPeer(sockets[BURST - 1]);
+    peer.send(request(1, "Echo", keyValue("last")));
+    expect(statusOf(await peer.next())).toMatchObject({ id: 1, code: 0 });
+    for (const socket of sockets) socket.destroy();
   });
 
   it("listens on a unix socket", async () => {

@@ -2,6 +2,7 @@ import { createServer as createNetServer, type Server as NetServer } from "node:
 import type { Duplex } from "node:stream";
 import { composeServerMiddleware, type ServerMiddleware } from "nice-grpc-common";
 import { methodPath, type ServiceDefinition, type ServiceImplementation } from "./definition.js";
+import { listenBacklog } from "./listen-backlog.js";
 import { type AnyHandler, type RegisteredMethod, ServerConnection } from "./server-connection.js";
 
 /** Options of one served connection. */
@@ -75,7 +76,10 @@ export class Server<CallContextExt = {}> {
     });
   }
 
-  /** Listens on a unix socket path (which must not exist yet) and serves every connection. */
+  /**
+   * Listens on a unix socket path (which must not exist yet) and serves
+   * every connection; the listen queue is as long as Go's (`listenBacklog()`).
+   */
   listen(path: string): Promise<void> {
     const listener = createNetServer((socket) => void this.serve(socket, { peer: `unix:${path}` }));
     this.listeners.add(listener);
@@ -85,7 +89,7 @@ export class Server<CallContextExt = {}> {
         reject(error);
       };
       listener.once("error", failed);
-      listener.listen(path, () => {
+      listener.listen({ path, backlog: listenBacklog() }, () => {
         // from now on a failed accept loses that connection only
         listener.off("error", failed).on("error", () => {});
         resolve();
