@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FlagError, type FlagSpec, flagUsage, parseGoFlags } from "./go-flags.js";
+import { FlagError, type FlagSpec, flagUsage, parseGoFlags, socketFlags } from "./go-flags.js";
 
 /** The flags of Go's ulimit-adjuster plugin: string flags and a boolean one. */
 const ULIMIT_ADJUSTER_FLAGS = [
@@ -21,6 +21,16 @@ function failure(...argv: string[]): FlagError {
 }
 
 describe("parseGoFlags", () => {
+  it("takes either socket flag, the upstream name and its alias, into the upstream name", () => {
+    const specs = [{ name: "idx", kind: "string", usage: "plugin index to register to NRI" }, ...socketFlags("socket-path", "path of the NRI socket file")] as const;
+    expect(parseGoFlags(specs, ["-socket", "/a.sock"], "p")).toEqual({ idx: "", "socket-path": "/a.sock" });
+    expect(parseGoFlags(specs, ["--socket-path=/b.sock", "-idx", "10"], "p")).toEqual({ idx: "10", "socket-path": "/b.sock" });
+    expect(parseGoFlags(specs, ["-socket-path", "/b.sock", "-socket", "/a.sock"], "p")["socket-path"]).toBe("/a.sock");
+    expect(flagUsage(specs, "p")).toBe(
+      "Usage of p:\n  -idx string\n    \tplugin index to register to NRI\n  -socket string\n    \tthe same as -socket-path\n  -socket-path string\n    \tpath of the NRI socket file",
+    );
+  });
+
   it("reads the Go plugin's flags in each form Go accepts", () => {
     expect(parse()).toEqual({ name: "", idx: "", socket: "", verbose: false });
     expect(parse("-idx", "10", "--name=ulimits", "-socket", "/run/nri.sock", "-verbose")).toEqual({

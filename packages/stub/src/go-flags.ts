@@ -10,12 +10,28 @@ export interface FlagSpec {
   readonly name: string;
   readonly kind: "string" | "bool";
   readonly usage: string;
+  /** Another name of the flag named here: its value is stored under that name. */
+  readonly aliasOf?: string;
 }
 
-/** The parsed flags: text for string flags, booleans for bool flags; unset ones hold their zero value. */
+/** The parsed flags: text for string flags, booleans for bool flags; unset ones hold their zero value. Aliases are stored under the flag they stand for. */
 export type FlagValues<S extends readonly FlagSpec[]> = {
-  [F in S[number] as F["name"]]: F["kind"] extends "bool" ? boolean : string;
+  [F in S[number] as F extends { readonly aliasOf: string } ? never : F["name"]]: F["kind"] extends "bool" ? boolean : string;
 };
+
+/**
+ * The runtime socket's flag under the name the upstream plugin gives it,
+ * plus the other name (`-socket` and `-socket-path` both occur among Go's
+ * plugins) as an alias, so that a user's command line works whichever they
+ * learnt.
+ */
+export function socketFlags<const N extends "socket" | "socket-path">(name: N, usage: string) {
+  const other = (name === "socket" ? "socket-path" : "socket") as N extends "socket" ? "socket-path" : "socket";
+  return [
+    { name, kind: "string", usage },
+    { name: other, kind: "string", usage: `the same as -${name}`, aliasOf: name },
+  ] as const;
+}
 
 /** `-h` (exit code 0) or a bad command line (exit code 2); the message includes the usage, as Go prints it. */
 export class FlagError extends Error {
@@ -41,7 +57,9 @@ export function flagUsage(specs: readonly FlagSpec[], program: string): string {
 
 /** @throws FlagError for `-h`, an unknown flag, a missing value or a bad boolean */
 export function parseGoFlags<const S extends readonly FlagSpec[]>(specs: S, argv: readonly string[], program: string): FlagValues<S> {
-  const values: Record<string, string | boolean> = Object.fromEntries(specs.map((s) => [s.name, s.kind === "bool" ? false : ""]));
+  const values: Record<string, string | boolean> = Object.fromEntries(
+    specs.filter((s) => s.aliasOf === undefined).map((s) => [s.name, s.kind === "bool" ? false : ""]),
+  );
   const fail = (message: string): never => {
     throw new FlagError(`${message}\n${flagUsage(specs, program)}`, 2);
   };
@@ -55,20 +73,21 @@ export function parseGoFlags<const S extends readonly FlagSpec[]>(specs: S, argv
     const eq = body.indexOf("=");
     const name = eq < 0 ? body : body.slice(0, eq);
     const spec = specs.find((s) => s.name === name);
+    const key = spec?.aliasOf ?? name;
     if (!spec) {
       if (name === "h" || name === "help") throw new FlagError(flagUsage(specs, program), 0);
       fail(`flag provided but not defined: -${name}`);
     } else if (spec.kind === "bool") {
       const text = eq < 0 ? "true" : body.slice(eq + 1);
       try {
-        values[name] = parseGoBool(text);
+        values[key] = parseGoBool(text);
       } catch {
         fail(`invalid boolean value ${goQuote(text)} for -${name}: parse error`);
       }
     } else if (eq >= 0) {
-      values[name] = body.slice(eq + 1);
+      values[key] = body.slice(eq + 1);
     } else if (i + 1 < argv.length) {
-      values[name] = argv[++i];
+      values[key] = argv[++i];
     } else {
       fail(`flag needs an argument: -${name}`);
     }

@@ -22,6 +22,23 @@ describe("resolveIdentity", () => {
     });
   });
 
+  it("with only an index, prefers the plugin's default name to the program's, whatever file runs it", () => {
+    for (const programPath of ["/opt/app/dist/main.js", "/usr/local/bin/nri-ulimit-adjuster", "/srv/run.sh"]) {
+      expect(resolveIdentity(sources({ index: "10", programPath, defaultName: "ulimit-adjuster" }))).toEqual({
+        index: "10",
+        name: "ulimit-adjuster",
+      });
+    }
+    // the environment and an explicit name still come first; an NN-name program still gives both
+    const env = { NRI_PLUGIN_IDX: "05", NRI_PLUGIN_NAME: "limits" };
+    expect(resolveIdentity(sources({ env, defaultName: "ulimit-adjuster" }))).toEqual({ index: "05", name: "limits" });
+    expect(resolveIdentity(sources({ index: "10", name: "mine", defaultName: "ulimit-adjuster" }))).toEqual({ index: "10", name: "mine" });
+    expect(resolveIdentity(sources({ programPath: "/opt/nri/plugins/20-limits", defaultName: "ulimit-adjuster" }))).toEqual({
+      index: "20",
+      name: "limits",
+    });
+  });
+
   it("without an index, splits an NN-name program name, replacing a given name as Go does", () => {
     expect(resolveIdentity(sources({ programPath: "/opt/nri/plugins/10-logger" }))).toEqual({
       index: "10",

@@ -22,6 +22,13 @@ export interface IdentitySources {
   programPath: string;
   /** A name given in the options; it replaces one from the environment. */
   name?: string;
+  /**
+   * The plugin's own name, used where Go's stub would take the executable's
+   * name: a Go plugin is its own executable (`ulimit-adjuster -idx 10`
+   * registers as `10-ulimit-adjuster`), a Node.js plugin is run by whatever
+   * file starts it (`dist/main.js`, a bin link, a wrapper script).
+   */
+  defaultName?: string;
   /** An index given in the options; an error when the environment already sets one. */
   index?: string;
   /**
@@ -44,8 +51,9 @@ export function programName(programPath: string): string {
 /**
  * Works out the plugin's index and name the way Go's stub does: from the
  * environment, then the options; with only an index, the name is the
- * program's; with no index, the program must be named `NN-name` (which then
- * sets both, replacing a name from the options). Then checks the result.
+ * plugin's default name, or else the program's; with no index, the program
+ * must be named `NN-name` (which then sets both, replacing a name from the
+ * options). Then checks the result.
  * @throws StubError ERR_STUB_IDENTITY
  */
 export function resolveIdentity(sources: IdentitySources): Identity {
@@ -65,7 +73,7 @@ export function resolveIdentity(sources: IdentitySources): Identity {
   const program = programName(sources.programPath);
   try {
     if (index === "") ({ index, name } = parsePluginName(program));
-    else if (name === "") name = program;
+    else if (name === "") name = sources.defaultName ?? program;
     checkPluginIndex(index);
     if (sources.checkName) checkPluginName(name);
   } catch (error) {

@@ -25,6 +25,13 @@ import { handledEvents } from "./subscription.js";
 export interface StubOptions {
   /** The plugin's base name; replaces `NRI_PLUGIN_NAME`. */
   name?: string;
+  /**
+   * The plugin's own name, used when neither the environment nor `name`
+   * gives one, instead of the program's file name (which for a Node.js
+   * plugin is `main`, `index` or a bin link's name). A plugin program passes
+   * its name here so that it registers as `<idx>-<name>` whatever file runs it.
+   */
+  defaultName?: string;
   /** The plugin's two-digit index; an error when `NRI_PLUGIN_IDX` is set (as in Go). */
   index?: string;
   /** The runtime's socket; default `/var/run/nri/nri.sock`. */
@@ -119,6 +126,7 @@ export class Stub {
       env: this.#env,
       programPath,
       name: options.name,
+      defaultName: options.defaultName,
       index: options.index,
       checkName: !launched,
       onNameOverride: (name, previous) => baseLogger.info({ name, previous }, "plugin name overridden"),

@@ -3,7 +3,7 @@
  * package parses them (`-name value`, `-name=value`, `--name value`; `-h`
  * prints the usage).
  */
-import { FlagError, type FlagSpec, flagUsage, parseGoFlags } from "@nri-ts/stub";
+import { FlagError, type FlagSpec, flagUsage, parseGoFlags, socketFlags } from "@nri-ts/stub";
 
 export { FlagError };
 
@@ -26,7 +26,7 @@ const LOGGER_FLAGS = [
   { name: "log-file", kind: "string", usage: "logfile name, if logging to a file" },
   { name: "set-annotation", kind: "string", usage: "set this annotation on containers" },
   { name: "set-env", kind: "string", usage: "set this environment variable for containers" },
-  { name: "socket-path", kind: "string", usage: "path of the NRI socket file" },
+  ...socketFlags("socket-path", "path of the NRI socket file"),
 ] as const satisfies readonly FlagSpec[];
 
 export function usage(program: string): string {

@@ -48,6 +48,7 @@ function main(): Promise<void> | void {
     process.exit(1);
   }
   return runPlugin(plugin, {
+    defaultName: "logger",
     ...(flags.idx && { index: flags.idx }),
     ...(flags.socketPath && { socketPath: flags.socketPath }),
     logger: stubLogger(log),

@@ -31,11 +31,11 @@ describe("nri-template", () => {
 
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  it("takes the Go template's flags", async () => {
+  it("takes the Go template's flags, and -socket-path as an alias of -socket", async () => {
     const help = await run("-help");
     expect(help.code).toBe(0);
     expect(help.stderr).toBe(
-      "Usage of nri-template:\n  -idx string\n    \tplugin index to register to NRI\n  -name string\n    \tplugin name to register to NRI\n  -socket string\n    \tpath to the plugin socket\n",
+      "Usage of nri-template:\n  -idx string\n    \tplugin index to register to NRI\n  -name string\n    \tplugin name to register to NRI\n  -socket string\n    \tpath to the plugin socket\n  -socket-path string\n    \tthe same as -socket\n",
     );
     expect((await run("-verbose")).code).toBe(2);
   });

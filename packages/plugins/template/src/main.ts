@@ -23,6 +23,7 @@ async function main(): Promise<void> {
     ...(flags.name && { name: flags.name }),
     ...(flags.idx && { index: flags.idx }),
     ...(flags.socket && { socketPath: flags.socket }),
+    defaultName: "template",
     logger,
     onClose: () => logger.info("Connection to the runtime lost, exiting..."),
   });

@@ -1,7 +1,9 @@
-/** The command line of `nri-ulimit-adjuster`: the Go plugin's flags, with its help texts. */
+import { socketFlags } from "@nri-ts/stub";
+
+/** The command line of `nri-ulimit-adjuster`: the Go plugin's flags, with its help texts, and `-socket-path` as an alias of `-socket`. */
 export const ULIMIT_ADJUSTER_FLAGS = [
   { name: "name", kind: "string", usage: "plugin name to register to NRI" },
   { name: "idx", kind: "string", usage: "plugin index to register to NRI" },
-  { name: "socket", kind: "string", usage: "path to the plugin socket" },
+  ...socketFlags("socket", "path to the plugin socket"),
   { name: "verbose", kind: "bool", usage: "enable (more) verbose logging" },
 ] as const;

@@ -34,9 +34,9 @@ describe("nri-ulimit-adjuster", () => {
     const help = await run("-h");
     expect(help.code).toBe(0);
     expect(help.stderr).toContain("  -verbose\n    \tenable (more) verbose logging");
-    const bad = await run("-socket-path", "/x");
+    const bad = await run("-frobnicate", "/x");
     expect(bad.code).toBe(2);
-    expect(bad.stderr.split("\n")[0]).toBe("flag provided but not defined: -socket-path");
+    expect(bad.stderr.split("\n")[0]).toBe("flag provided but not defined: -frobnicate");
   });
 
   it("adjusts rlimits when a runtime launches it", async () => {

@@ -25,6 +25,7 @@ async function main(): Promise<void> {
     ...(flags.name && { name: flags.name }),
     ...(flags.idx && { index: flags.idx }),
     ...(flags.socket && { socketPath: flags.socket }),
+    defaultName: "ulimit-adjuster",
     logger,
   });
 }
