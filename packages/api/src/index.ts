@@ -73,9 +73,11 @@ export { UpdateBuilder } from "./update.js";
 export { MAX_YAML_NESTING, yamlMayNestDeeperThan } from "./yaml-nesting.js";
 export {
   DEVEL_NRI_VERSION,
+  FAILURE_POLICY_NRI_VERSION,
   inferRuntimeNriVersion,
   isUnknownNriVersion,
   NRI_VERSION,
+  runtimeAppliesFailurePolicy,
   UNKNOWN_NRI_VERSION,
   VersionInferenceError,
 } from "./version.js";

@@ -4,6 +4,7 @@ import {
   inferRuntimeNriVersion,
   isUnknownNriVersion,
   NRI_VERSION,
+  runtimeAppliesFailurePolicy,
   UNKNOWN_NRI_VERSION,
   VersionInferenceError,
 } from "./version.js";
@@ -70,5 +71,20 @@ describe("NRI versions", () => {
     ]);
     expect(UNKNOWN_NRI_VERSION).toBe("0.0.0-unknown");
     expect(DEVEL_NRI_VERSION).toBe("(devel)");
+  });
+});
+
+describe("runtimeAppliesFailurePolicy", () => {
+  it.each([
+    ["v0.12.5", true],
+    ["v0.12.4", true],
+    ["v0.13.0", true],
+    ["v0.12.3", false],
+    ["v0.12.4-rc.1", false],
+    ["v0.10.0", false],
+    ["unknown", false],
+    ["", false],
+  ])("%s → %s", (version, applies) => {
+    expect(runtimeAppliesFailurePolicy(version)).toBe(applies);
   });
 });

@@ -15,6 +15,17 @@ export const UNKNOWN_NRI_VERSION = "0.0.0-unknown";
 /** What Go reports for NRI built from its own repository. */
 export const DEVEL_NRI_VERSION = "(devel)";
 
+/** The first NRI version whose runtimes apply a plugin's FailurePolicy (ConfigureResponse field 3). */
+export const FAILURE_POLICY_NRI_VERSION = "v0.12.4";
+
+/**
+ * Whether a runtime of this NRI version applies failure policies; false for
+ * older ones (which skip the field) and for versions that are not semver.
+ */
+export function runtimeAppliesFailurePolicy(nriVersion: string): boolean {
+  return compareSemVer(nriVersion, FAILURE_POLICY_NRI_VERSION) >= 0;
+}
+
 export class VersionInferenceError extends Error {
   override readonly name = "VersionInferenceError";
 }

@@ -232,7 +232,56 @@ describeWithGo("@nri-ts/stub hosted by the Go adaptation", () => {
       const reply = await host.request("CreateContainer", { request: createRequest });
       expect(reply.error).toBeUndefined();
       expect(CreateContainerResponse.fromJSON(reply.response).adjust?.annotations ?? {}).toEqual({});
+      expect(await host.call("plugins")).toEqual({ count: 0 });
       expect((await plugin.exited).code).toBe(1);
+    });
+
+    it(`${kind}: with failRequest and keepConnected, a handler past the deadline fails the request naming the plugin, and the plugin stays`, async () => {
+      const host = await startHost({ requestTimeout: "300ms" });
+      const plugin = startPlugin(kind, { idx: "10", name: "x", create: "hang", events: "CreateContainer", policy: "fail,keep" });
+      await host.call("wait-sync", { count: 1 });
+      for (let round = 0; round < 2; round++) {
+        const reply = await host.request("CreateContainer", { request: createRequest });
+        expect(reply.error).toBe("plugin 10-x failed to handle CreateContainer request: context deadline exceeded");
+        expect(await host.call("plugins")).toEqual({ count: 1 });
+      }
+      expect(plugin.child.exitCode).toBeNull();
+    });
+
+    it(`${kind}: with keepConnected alone, the request goes on without the late plugin, which stays`, async () => {
+      const host = await startHost({ requestTimeout: "300ms" });
+      startPlugin(kind, { idx: "10", name: "x", create: "hang", events: "CreateContainer", policy: "keep" });
+      await host.call("wait-sync", { count: 1 });
+      const reply = await host.request("CreateContainer", { request: createRequest });
+      expect(reply.error).toBeUndefined();
+      expect(await host.call("plugins")).toEqual({ count: 1 });
+    });
+
+    it(`${kind}: with failRequest alone, a late plugin fails the request and is dropped`, async () => {
+      const host = await startHost({ requestTimeout: "300ms" });
+      const plugin = startPlugin(kind, { idx: "10", name: "x", create: "hang", events: "CreateContainer", policy: "fail" });
+      await host.call("wait-sync", { count: 1 });
+      const reply = await host.request("CreateContainer", { request: createRequest });
+      expect(reply.error).toBe("plugin 10-x failed to handle CreateContainer request: context deadline exceeded");
+      expect(await host.call("plugins")).toEqual({ count: 0 });
+      expect((await plugin.exited).code).toBe(1);
+    });
+
+    it(`${kind}: an empty policy is no policy: a late plugin is dropped and the request goes on`, async () => {
+      const host = await startHost({ requestTimeout: "300ms" });
+      startPlugin(kind, { idx: "10", name: "x", create: "hang", events: "CreateContainer", policy: "none" });
+      await host.call("wait-sync", { count: 1 });
+      expect((await host.request("CreateContainer", { request: createRequest })).error).toBeUndefined();
+      expect(await host.call("plugins")).toEqual({ count: 0 });
+    });
+
+    it(`${kind}: a policy does not cover the plugin's own error: it fails the request unwrapped`, async () => {
+      const host = await startHost();
+      startPlugin(kind, { idx: "10", name: "x", create: "fail", events: "CreateContainer", policy: "keep" });
+      await host.call("wait-sync", { count: 1 });
+      const failed = await host.request("CreateContainer", { request: createRequest });
+      expect(failed.error).toBe("rpc error: code = Unknown desc = create failed on purpose");
+      expect(await host.call("plugins")).toEqual({ count: 1 });
     });
 
     it(`${kind}: a validator's rejection fails container creation with the runtime's text`, async () => {

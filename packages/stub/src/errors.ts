@@ -4,6 +4,8 @@ export type StubErrorCode =
   | "ERR_STUB_NO_HANDLERS"
   /** The plugin's name or index is missing or invalid (`cause` holds the api's error). */
   | "ERR_STUB_IDENTITY"
+  /** The `failurePolicy` option is `null` or has a field that is not a boolean. */
+  | "ERR_STUB_FAILURE_POLICY"
   /** `NRI_PLUGIN_SOCKET` does not name a usable socket fd. */
   | "ERR_STUB_INVALID_SOCKET_ENV"
   /** The runtime's socket could not be reached. */

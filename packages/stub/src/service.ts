@@ -4,6 +4,7 @@ import {
   Event,
   type EventMask,
   eventName,
+  type FailurePolicy,
   PluginDefinition,
   PodSandbox,
 } from "@nri-ts/api";
@@ -24,6 +25,8 @@ export interface ServiceHost {
   readonly logger: Logger;
   /** The events the plugin has handlers for. */
   readonly handled: EventMask;
+  /** Goes into every Configure reply when set, whatever NRI version the runtime has (as in Go). */
+  readonly failurePolicy?: FailurePolicy | undefined;
   /** Configure arrived: record what the runtime said; returns what the plugin's handler gets. */
   configuring(request: ConfigureRequest): ConfigureInput;
   /** Configure is answered with this subscription, or failed. */
@@ -107,7 +110,7 @@ export function createPluginService(host: ServiceHost): ServiceImplementation<Pl
           : undefined;
         const events = resolveSubscription(host.handled, requested);
         host.configured({ events });
-        return { events };
+        return { events, failurePolicy: host.failurePolicy };
       } catch (error) {
         host.configured({ error });
         throw error;

@@ -2,6 +2,7 @@ import type { Duplex } from "node:stream";
 import {
   type ConfigureRequest,
   type EventMask,
+  type FailurePolicy,
   PluginDefinition,
   RuntimeDefinition,
   type RegisterPluginRequest,
@@ -23,6 +24,8 @@ export interface SessionOptions {
   stub: Stub;
   logger: Logger;
   handled: EventMask;
+  /** Sent in the Configure reply when set. */
+  failurePolicy: FailurePolicy | undefined;
   registration: RegisterPluginRequest;
   registrationTimeoutMs: number;
   /** How long to wait for Configure once registered. */
@@ -70,6 +73,7 @@ export class Session {
         stub: options.stub,
         logger: options.logger,
         handled: options.handled,
+        failurePolicy: options.failurePolicy,
         configuring: options.configuring,
         configured,
       }),

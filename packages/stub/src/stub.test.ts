@@ -211,6 +211,20 @@ describe("configuration", () => {
     expect(stub.runtime?.nriVersion).toBe("unknown");
   });
 
+  it.each([
+    ["v0.12.3", true],
+    ["v0.12.4", false],
+    ["(devel)", false],
+  ])("with a failure policy, warns when the runtime's NRI (%s) predates policies: %s", async (nriVersion, warns) => {
+    const { logger, lines } = recordingLogger();
+    const { runtime, started } = await starting(plugin, { logger, failurePolicy: { failRequest: true } });
+    await runtime.registered();
+    await runtime.configure({ runtimeName: "someruntime", runtimeVersion: "1.0", NRIVersion: nriVersion });
+    await started;
+    const warning = `the runtime's NRI ${nriVersion} predates failure policies (v0.12.4): it ignores this plugin's`;
+    expect(lines.some((line) => line.level === "warn" && line.msg === warning)).toBe(warns);
+  });
+
   it("subscribes to the narrower mask configure returns", async () => {
     const { stub, runtime, started } = await starting({ ...plugin, configure: () => eventMask(Event.STOP_CONTAINER) });
     await runtime.registered();

@@ -6,14 +6,17 @@ import {
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_SOCKET_PATH,
   type EventMask,
+  type FailurePolicy,
   formatEventMask,
   inferRuntimeNriVersion,
   isUnknownNriVersion,
   NRI_VERSION,
+  runtimeAppliesFailurePolicy,
 } from "@nri-ts/api";
 import { backoffDelay, type ReconnectOptions, sleep } from "./backoff.js";
 import { type ConnectionSource, type Dialer, dialUnix, inheritedFd, openConnection } from "./connect.js";
 import { StubError, type StubErrorCode, messageOf } from "./errors.js";
+import { type FailurePolicyInput, resolveFailurePolicy } from "./failure-policy.js";
 import { type Identity, programName, resolveIdentity } from "./identity.js";
 import { bindLogger, createLogger, type Logger } from "./logger.js";
 import type { ConfigureInput, EvictionInput, Plugin, UpdateInput } from "./plugin.js";
@@ -58,6 +61,14 @@ export interface StubOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** The program path whose base name may be `NN-name`; default `process.argv[1]`. */
   programPath?: string;
+  /**
+   * What the runtime does when this plugin fails a request: times out, loses
+   * its connection or breaks the protocol (NRI v0.12.4 and later; older
+   * runtimes ignore it). Sent with the subscription in every Configure
+   * reply. Default: none, which runtimes treat as both fields false. An error
+   * a handler throws is not covered: it always fails the request.
+   */
+  failurePolicy?: FailurePolicyInput;
 }
 
 /** What the runtime said about itself in Configure. */
@@ -91,6 +102,8 @@ export class Stub {
   readonly logger: Logger;
   /** The NRI version it tells the runtime. */
   readonly pluginNriVersion = NRI_VERSION;
+  /** The failure policy it sends in Configure, if any. */
+  readonly failurePolicy: FailurePolicy | undefined;
 
   readonly #options: StubOptions;
   readonly #env: Readonly<Record<string, string | undefined>>;
@@ -109,11 +122,12 @@ export class Stub {
 
   /**
    * Checks the plugin and works out its identity, before connecting.
-   * @throws StubError ERR_STUB_NO_HANDLERS, ERR_STUB_IDENTITY or ERR_STUB_INVALID_SOCKET_ENV
+   * @throws StubError ERR_STUB_NO_HANDLERS, ERR_STUB_IDENTITY, ERR_STUB_INVALID_SOCKET_ENV or ERR_STUB_FAILURE_POLICY
    */
   constructor(plugin: Plugin, options: StubOptions = {}) {
     this.plugin = plugin;
     this.#options = options;
+    this.failurePolicy = resolveFailurePolicy(options.failurePolicy);
     this.#env = options.env ?? process.env;
     this.#connection = options.connection;
     this.#registrationTimeoutMs = options.registrationTimeoutMs ?? DEFAULT_REGISTRATION_TIMEOUT_MS;
@@ -192,6 +206,7 @@ export class Stub {
         stub: this,
         logger: this.logger,
         handled: this.handledEvents,
+        failurePolicy: this.failurePolicy,
         registration: { pluginName: this.identity.name, pluginIdx: this.identity.index, NRIVersion: NRI_VERSION },
         registrationTimeoutMs: this.#registrationTimeoutMs,
         configureTimeoutMs: this.#options.configureTimeoutMs ?? this.#registrationTimeoutMs,
@@ -322,6 +337,12 @@ export class Stub {
       { runtime: request.runtimeName, runtimeVersion: request.runtimeVersion, nriVersion },
       `configuring plugin ${this.name}`,
     );
+    if (this.failurePolicy && nriVersion !== "unknown" && !runtimeAppliesFailurePolicy(nriVersion)) {
+      this.logger.warn(
+        { nriVersion, failurePolicy: this.failurePolicy },
+        `the runtime's NRI ${nriVersion} predates failure policies (v0.12.4): it ignores this plugin's`,
+      );
+    }
     return {
       config: request.config,
       runtimeName: request.runtimeName,

@@ -37,6 +37,22 @@ type host struct {
 	pods       []*adaptation.PodSandbox
 	containers []*adaptation.Container
 	failing    map[string]bool
+	// plugins is the adaptation's last UpdatePluginCount: the plugins still
+	// registered after a request
+	plugins int
+}
+
+// pluginCounter is the adaptation's Metrics: only the plugin count matters here.
+type pluginCounter struct{ h *host }
+
+func (pluginCounter) RecordPluginInvocation(string, string, error)      {}
+func (pluginCounter) RecordPluginLatency(string, string, time.Duration) {}
+func (pluginCounter) RecordPluginAdjustments(string, string, *adaptation.ContainerAdjustment, int, int) {
+}
+func (c pluginCounter) UpdatePluginCount(count int) {
+	c.h.mu.Lock()
+	c.h.plugins = count
+	c.h.mu.Unlock()
 }
 
 func newHost(args []string) (*host, error) {
@@ -58,7 +74,7 @@ func newHost(args []string) (*host, error) {
 	h := &host{failing: map[string]bool{}}
 	h.synced = sync.NewCond(&h.mu)
 
-	options := []adaptation.Option{}
+	options := []adaptation.Option{adaptation.WithMetrics(pluginCounter{h})}
 	if *socket != "" {
 		options = append(options, adaptation.WithSocketPath(*socket))
 	} else {
@@ -165,6 +181,10 @@ func (h *host) do(cmd *command) (any, error) {
 		}
 		h.mu.Unlock()
 		return nil, nil
+	case "plugins":
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return map[string]int{"count": h.plugins}, nil
 	case "bench":
 		return h.bench(ctx, cmd)
 	}

@@ -24,6 +24,8 @@
 //	                                                 RemovePodSandbox, CreateContainer, PostCreateContainer,
 //	                                                 StartContainer, PostStartContainer, UpdateContainer,
 //	                                                 PostUpdateContainer, StopContainer, RemoveContainer
+//	{"op":"plugins"}                                 {"count":N}: how many plugins were registered after the
+//	                                                 last request (the adaptation's UpdatePluginCount)
 //	{"op":"bench","count":N,"request":{...}}         N CreateContainer calls one after another; the response
 //	                                                 is {"ns":[...]}, the duration of each
 //	{"op":"stop"}                                    Stop() (kills launched plugins) and exit

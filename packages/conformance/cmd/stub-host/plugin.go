@@ -20,12 +20,14 @@ import (
 //
 //	stub-host plugin [-socket PATH] [-idx NN] [-name NAME] [-events LIST]
 //	                 [-create noop|annotate|fail|hang] [-reject REASON]
+//	                 [-policy none|fail|keep|fail,keep]
 //
 // -events narrows the subscription (default: every handler). -create says
 // what CreateContainer does: nothing, add the annotation
 // "nri-ts/seen-by: <name>", fail with "create failed on purpose", or answer
 // only 500 ms after the request's deadline. -reject makes
-// ValidateContainerAdjustment reject with that reason. When the runtime goes
+// ValidateContainerAdjustment reject with that reason. -policy sends a
+// FailurePolicy (none: an empty one) with WithFailurePolicy. When the runtime goes
 // away the plugin exits with status 1, as the upstream sample plugins do.
 type goPlugin struct {
 	name   string
@@ -42,6 +44,7 @@ func runPlugin(args []string) {
 	events := flags.String("events", "", "events to subscribe to")
 	create := flags.String("create", "noop", "noop, annotate, fail or hang")
 	reject := flags.String("reject", "", "reject container adjustments with this reason")
+	policy := flags.String("policy", "", "failure policy: none, fail, keep or fail,keep")
 	_ = flags.Parse(args)
 
 	p := &goPlugin{create: *create, reject: *reject}
@@ -62,6 +65,13 @@ func runPlugin(args []string) {
 	}
 	if *name != "" {
 		opts = append(opts, stub.WithPluginName(*name))
+	}
+	if *policy != "" {
+		opt, err := failurePolicyOption(*policy)
+		if err != nil {
+			fail(err)
+		}
+		opts = append(opts, opt)
 	}
 	s, err := stub.New(p, opts...)
 	if err != nil {
