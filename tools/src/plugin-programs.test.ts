@@ -34,6 +34,7 @@ describe("reference plugin programs", () => {
         const main = join(pkg.dir, "src", "main.ts");
         const report = await simulate(SCENARIO, {
           waitPlugins: 1,
+          waitTimeoutMs: 20_000,
           clock: "virtual",
           observer: {
             listening: (socket) => {
@@ -43,7 +44,7 @@ describe("reference plugin programs", () => {
           },
         });
         expect(report.plugins.map((p) => p.name)).toEqual([`10-${name}`]);
-      }, 60_000);
+      }, 30_000);
     }
   }
 });

@@ -33,9 +33,9 @@ describe("nri-hook-injector", () => {
     const help = await run("-h");
     expect(help.code).toBe(0);
     expect(help.stderr).toContain("  -disableWatch\n    \tdisable watching hook directories for new hooks");
-    const bad = await run("-socket", "/x");
+    const bad = await run("-frobnicate", "/x");
     expect(bad.code).toBe(2);
-    expect(bad.stderr.split("\n")[0]).toBe("flag provided but not defined: -socket");
+    expect(bad.stderr.split("\n")[0]).toBe("flag provided but not defined: -frobnicate");
   });
 
   it("exits 1 when a hook file is bad, saying which and why", async () => {

@@ -36,6 +36,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   await runPlugin(createHookInjector({ hooks: store }), {
+    defaultName: "hook-injector",
     ...(flags.idx && { index: flags.idx }),
     ...(flags["socket-path"] && { socketPath: flags["socket-path"] }),
     logger,
