@@ -23,7 +23,9 @@
 //
 // Flags: -mode a,b (default: the plugin's name, as when launched), -name,
 // -idx, -socket-path (default: NRI_PLUGIN_SOCKET or the default socket),
-// -log FILE. A launched plugin may instead get {"log": FILE} as its config.
+// -log FILE, -events a,b (the logger's subscription, default every event; a
+// runtime before NRI v0.10 refuses events it does not know). A launched
+// plugin may instead get {"log": FILE} as its config.
 package main
 
 import (
@@ -42,6 +44,7 @@ import (
 type plugin struct {
 	name   string
 	idx    string
+	events api.EventMask
 	modes  map[string]bool
 	shared bool
 	take   bool
@@ -61,10 +64,20 @@ func main() {
 		logFile    = flag.String("log", "", "where the logger writes events")
 		shared     = flag.Bool("shared", false, "annotator: also set the annotation \"shared\"")
 		takeover   = flag.Bool("takeover", false, "annotator: remove \"shared\" before setting it")
+		events     = flag.String("events", "", "logger: comma-separated events to subscribe to (default all)")
 	)
 	flag.Parse()
 
 	p := &plugin{name: *name, idx: *idx, modes: map[string]bool{}, shared: *shared || *takeover, take: *takeover}
+	p.events = api.ValidEvents
+	if *events != "" {
+		mask, err := api.ParseEventMask(*events)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "invalid -events: %v\n", err)
+			os.Exit(2)
+		}
+		p.events = mask
+	}
 	if p.name == "" {
 		p.name = os.Getenv(api.PluginNameEnvVar)
 	}
@@ -128,7 +141,7 @@ func (p *plugin) Configure(_ context.Context, config, runtime, version string) (
 
 	var mask api.EventMask
 	if p.modes["logger"] {
-		mask = api.ValidEvents
+		mask = p.events
 	}
 	if p.modes["noop"] || p.modes["device-injector"] || p.modes["ulimit-adjuster"] || p.modes["annotator"] {
 		mask.Set(api.Event_CREATE_CONTAINER)

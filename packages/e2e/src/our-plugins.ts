@@ -1,0 +1,50 @@
+/**
+ * Our plugins and the Go logger, as the checks start them against a runtime.
+ * Assertions never depend on the name a plugin registers under: run as
+ * `node dist/main.js`, ours register as `NN-main` today.
+ */
+import { join } from "node:path";
+import { e2eContext } from "./context.js";
+import { nodePlugin, type PluginCommand } from "./plugins.js";
+import type { Runtime } from "./runtime.js";
+import { everyEventOf } from "./versions.js";
+
+/** `-events` for every event the runtime's line sends (none: all). */
+function eventsFlag(runtime: Runtime): string[] {
+  const events = everyEventOf(runtime.line);
+  return events ? ["-events", events] : [];
+}
+
+/** `nri-logger` on the runtime's socket, every event to `<logs>/<label>.events`. */
+export function tsLogger(runtime: Runtime, index: string, args: readonly string[] = [], label = "ts-logger"): PluginCommand {
+  const { nriSocket, logs } = runtime.layout;
+  return nodePlugin(label, "plugins/logger", [
+    "-idx",
+    index,
+    "-socket-path",
+    nriSocket,
+    "-log-file",
+    join(logs, `${label}.events`),
+    ...eventsFlag(runtime),
+    ...args,
+  ]);
+}
+
+/** `nri-ulimit-adjuster` on the runtime's socket. */
+export function ulimitAdjuster(runtime: Runtime, index: string): PluginCommand {
+  return nodePlugin("ulimit-adjuster", "plugins/ulimit-adjuster", ["-idx", index, "-socket", runtime.layout.nriSocket, "-verbose"]);
+}
+
+/** The Go logger (upstream's pkg/stub), every event as a JSON line to `<logs>/go-logger.events`. */
+export function goLogger(runtime: Runtime, index: string): PluginCommand {
+  const { nriSocket, logs } = runtime.layout;
+  return {
+    label: "go-logger",
+    command: e2eContext().goLogger,
+    args: [
+      ...["-mode", "logger", "-name", "go-logger", "-idx", index],
+      ...["-socket-path", nriSocket, "-log", join(logs, "go-logger.events")],
+      ...eventsFlag(runtime),
+    ],
+  };
+}

@@ -1,0 +1,209 @@
+/**
+ * containerd, ctr, the runc shim, runc and crictl, built from the Go module
+ * proxy into the cache, one directory per tool and version: the module is
+ * downloaded (`go mod download`) and its commands installed from inside it,
+ * as its main module. (`go install pkg@version` would be shorter, but it
+ * refuses modules whose go.mod has `exclude` directives, as containerd 2.1's
+ * has.) A stamp file records what a directory was built from (Go
+ * version, packages, tags, flags, the libseccomp headers for runc); a run
+ * whose stamp matches reuses the binaries, anything else rebuilds. Go's own
+ * module and build caches (`go env GOMODCACHE GOCACHE`) are used as they
+ * are, so they are shared with the conformance suite and survive too.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, readlink, rename, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type DebianPackage, debianPackage } from "./debs.js";
+import { run } from "./exec.js";
+import { cacheDir } from "./paths.js";
+import { timed } from "./timings.js";
+import { type ContainerdLine, CRICTL_VERSION, RUNC_VERSION } from "./versions.js";
+
+export interface GoTool {
+  /** The cache directory's name, e.g. `containerd-v2.4.2`. */
+  key: string;
+  module: string;
+  version: string;
+  /** The commands to install, relative to the module's root, e.g. `./cmd/ctr`. */
+  packages: readonly string[];
+  /** The binaries it leaves in its bin directory. */
+  binaries: readonly string[];
+  tags?: readonly string[];
+  /** Needs cgo and the libseccomp headers (runc). */
+  seccomp?: boolean;
+}
+
+const LDFLAGS = "-s -w";
+
+export function containerdTool(line: ContainerdLine): GoTool {
+  const binaries = ["containerd", "ctr", "containerd-shim-runc-v2"];
+  return {
+    key: `containerd-${line.version}`,
+    module: "github.com/containerd/containerd/v2",
+    version: line.version,
+    packages: binaries.map((name) => `./cmd/${name}`),
+    binaries,
+  };
+}
+
+export const runcTool: GoTool = {
+  key: `runc-${RUNC_VERSION}`,
+  module: "github.com/opencontainers/runc",
+  version: RUNC_VERSION,
+  packages: ["."],
+  binaries: ["runc"],
+  tags: ["seccomp"],
+  seccomp: true,
+};
+
+export const crictlTool: GoTool = {
+  key: `crictl-${CRICTL_VERSION}`,
+  module: "sigs.k8s.io/cri-tools",
+  version: CRICTL_VERSION,
+  packages: ["./cmd/crictl"],
+  binaries: ["crictl"],
+};
+
+/** Where a tool's binaries are once built. */
+export function toolBin(tool: GoTool): string {
+  return join(cacheDir, "tools", tool.key, "bin");
+}
+
+let goVersion: Promise<string> | undefined;
+
+/** `go env GOVERSION`, e.g. go1.26.8. */
+export function goToolchain(): Promise<string> {
+  goVersion ??= run("go", ["env", "GOVERSION"]).then((out) => out.trim());
+  return goVersion;
+}
+
+/** The environment of every Go build: the local toolchain only, no workspace, no surprises. */
+export function goEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { ...process.env, GOTOOLCHAIN: "local", GOWORK: "off", GOFLAGS: "", ...extra };
+}
+
+/** Downloads the tool's module (a no-op when the module cache has it) and resolves to its directory there. */
+async function moduleDir(tool: GoTool): Promise<string> {
+  const out = await run("go", ["mod", "download", "-json", `${tool.module}@${tool.version}`], {
+    cwd: tmpdir(),
+    env: goEnv({ GOFLAGS: "-mod=mod" }),
+  });
+  return (JSON.parse(out) as { Dir: string }).Dir;
+}
+
+function installArgs(tool: GoTool): string[] {
+  return ["install", `-ldflags=${LDFLAGS}`, ...(tool.tags?.length ? ["-tags", tool.tags.join(",")] : []), ...tool.packages];
+}
+
+/**
+ * The libseccomp headers and pkg-config file for runc's cgo, from Debian's
+ * libseccomp-dev unpacked in the cache (its `prefix=` pointed there, its
+ * `libseccomp.so` at the host's libseccomp2, which runc links at run time).
+ */
+async function seccompBuildEnv(dev: DebianPackage): Promise<NodeJS.ProcessEnv> {
+  const multiarch = (await run("gcc", ["-print-multiarch"])).trim();
+  const libDir = join(dev.root, "usr", "lib", multiarch);
+  const pcFile = join(libDir, "pkgconfig", "libseccomp.pc");
+  const pc = await readFile(pcFile, "utf8");
+  const fixed = pc.replace(/^prefix=.*$/m, `prefix=${join(dev.root, "usr")}`);
+  if (fixed !== pc) await writeFile(pcFile, fixed);
+  const hostLib = join("/usr/lib", multiarch, "libseccomp.so.2");
+  if (!existsSync(hostLib)) throw new Error(`${hostLib} is missing: runc needs the libseccomp2 package`);
+  const link = join(libDir, "libseccomp.so");
+  if ((await readlink(link).catch(() => "")) !== hostLib) {
+    await rm(link, { force: true });
+    await symlink(hostLib, link);
+  }
+  return { CGO_ENABLED: "1", PKG_CONFIG_PATH: join(libDir, "pkgconfig") };
+}
+
+async function stampOf(tool: GoTool, extra: string): Promise<string> {
+  const { module, version, packages, tags = [] } = tool;
+  return JSON.stringify({ go: await goToolchain(), module, version, packages, tags, ldflags: LDFLAGS, extra });
+}
+
+function cached(tool: GoTool, stamp: string): boolean {
+  const dir = join(cacheDir, "tools", tool.key);
+  try {
+    return (
+      readFileSync(join(dir, "stamp.json"), "utf8") === stamp &&
+      tool.binaries.every((binary) => existsSync(join(dir, "bin", binary)))
+    );
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Makes sure the tool is built: a no-op when the cache holds it with the
+ * same stamp; otherwise `go install` into a fresh directory that replaces
+ * the old one when complete (so an interrupted build never looks finished).
+ * Resolves to its bin directory and whether it was built now.
+ */
+export async function ensureTool(tool: GoTool): Promise<{ bin: string; built: boolean }> {
+  const seccomp = tool.seccomp ? await debianPackage("libseccomp-dev") : undefined;
+  const stamp = await stampOf(tool, seccomp ? `libseccomp-dev ${seccomp.version}` : "");
+  const dir = join(cacheDir, "tools", tool.key);
+  if (cached(tool, stamp)) return { bin: toolBin(tool), built: false };
+
+  await mkdir(join(cacheDir, "tools"), { recursive: true });
+  const work = await mkdtemp(`${dir}.tmp-`);
+  try {
+    await run("go", installArgs(tool), {
+      cwd: await moduleDir(tool),
+      env: goEnv({
+        GOFLAGS: "-mod=mod",
+        GOBIN: join(work, "bin"),
+        CGO_ENABLED: "0",
+        ...(seccomp && (await seccompBuildEnv(seccomp))),
+      }),
+    });
+    await writeFile(join(work, "stamp.json"), stamp);
+    await rm(dir, { recursive: true, force: true });
+    await rename(work, dir);
+  } catch (error) {
+    await rm(work, { recursive: true, force: true });
+    throw error;
+  }
+  return { bin: toolBin(tool), built: true };
+}
+
+/**
+ * Downloads the modules a tool needs without building it (`go install -n`
+ * loads every package, so it fetches exactly their modules): CI runs this
+ * in the background while it installs and builds the rest.
+ */
+export async function prefetchTool(tool: GoTool): Promise<void> {
+  await run("go", ["install", "-n", ...installArgs(tool).slice(1)], {
+    cwd: await moduleDir(tool),
+    env: goEnv({ GOFLAGS: "-mod=mod", GOBIN: join(tmpdir(), "unused") }),
+  });
+}
+
+/** Builds with at most `limit` `go` commands at once (2 cores: one compiles while another downloads). */
+export function limiter(limit: number): <T>(job: () => Promise<T>) => Promise<T> {
+  let active = 0;
+  const queue: (() => void)[] = [];
+  return async (job) => {
+    if (active >= limit) await new Promise<void>((resolve) => queue.push(resolve));
+    active++;
+    try {
+      return await job();
+    } finally {
+      active--;
+      queue.shift()?.();
+    }
+  };
+}
+
+/** Builds a tool through `limit`, timing it as one phase. */
+export function buildTool(tool: GoTool, limit: ReturnType<typeof limiter>): Promise<string> {
+  return limit(() =>
+    timed(`build ${tool.key}`, async (phase) => {
+      const { bin, built } = await ensureTool(tool);
+      if (!built) phase.note("cached");
+      return bin;
+    }),
+  );
+}
