@@ -1,9 +1,12 @@
 /**
- * The first YAML document of a text, parsed into {@link YamlNode}s with the
- * `yaml` package (YAML 1.1, duplicate keys kept for the decoder to settle).
+ * The first YAML document of a text, parsed into {@link YamlNode}s: by the
+ * fast reader for the shapes annotations usually have, else with the `yaml`
+ * package (YAML 1.1, duplicate keys kept for the decoder to settle), which
+ * also words every syntax error.
  */
 import { type Document, isAlias, isMap, isNode, isScalar, isSeq, type Node, parseAllDocuments } from "yaml";
 import { SigsYamlError } from "./error.js";
+import { fastParse } from "./fast-parse.js";
 import type { YamlAlias, YamlNode } from "./yaml-node.js";
 
 /** The first line of the parser's message, without its position (given as Go gives it, by line). */
@@ -47,6 +50,8 @@ class Converter {
  * @throws SigsYamlError for a syntax error
  */
 export function parseYaml(text: string): YamlNode | null {
+  const fast = fastParse(text);
+  if (fast !== undefined) return fast;
   const [doc]: Document[] = parseAllDocuments(text, { version: "1.1", schema: "failsafe", uniqueKeys: false, merge: false }) as Document[];
   if (doc === undefined) return null;
   if (doc.errors.length > 0) throw new SigsYamlError(`error converting YAML to JSON: ${syntaxMessage(doc.errors[0])}`);

@@ -9,6 +9,10 @@
 // upstream does, and the same error texts.
 //
 // As a plugin it takes the upstream flags (-name, -idx, -socket, -verbose).
+// With -bench N it times its decoder instead: it reads one such request
+// on stdin, parses and adjusts it N times and writes {"ns": [...]}, the
+// nanoseconds of each run (for the ulimit-adjuster's bench).
+//
 // With -decode it is a test oracle instead: it reads JSON lines
 // {"container": ..., "annotations": {...}} on stdin and writes one JSON line
 // per request on stdout: {"rlimits": [{"type", "hard", "soft"}]}, limits as
@@ -23,6 +27,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/containerd/log"
 	"github.com/sirupsen/logrus"
@@ -152,15 +157,46 @@ func decode() error {
 	return in.Err()
 }
 
+// bench times parse and adjust of one request, runs times.
+func bench(runs int) error {
+	var req request
+	if err := json.NewDecoder(os.Stdin).Decode(&req); err != nil {
+		return err
+	}
+	times := make([]int64, 0, runs)
+	for i := 0; i < runs; i++ {
+		start := time.Now()
+		limits, err := parse(context.Background(), req.Container, req.Annotations)
+		if err == nil {
+			_, err = adjust(context.Background(), limits)
+		}
+		if err != nil {
+			return err
+		}
+		times = append(times, time.Since(start).Nanoseconds())
+	}
+	return json.NewEncoder(os.Stdout).Encode(map[string][]int64{"ns": times})
+}
+
 func main() {
 	var name, idx, socket string
 	var verbose, oracle bool
+	var runs int
 	flag.StringVar(&name, "name", "", "plugin name to register to NRI")
 	flag.StringVar(&idx, "idx", "", "plugin index to register to NRI")
 	flag.StringVar(&socket, "socket", "", "path to the plugin socket")
 	flag.BoolVar(&verbose, "verbose", false, "enable (more) verbose logging")
 	flag.BoolVar(&oracle, "decode", false, "decode annotations from stdin instead of running as a plugin")
+	flag.IntVar(&runs, "bench", 0, "time the decoding of one annotation from stdin this many times")
 	flag.Parse()
+
+	if runs > 0 {
+		if err := bench(runs); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
 
 	if oracle {
 		if err := decode(); err != nil {
