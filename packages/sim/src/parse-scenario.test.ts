@@ -76,7 +76,7 @@ expect:
     expect(errorOf(text)).toBe(
       [
         'bad.yaml:2:27: runtime.requestTimeout: expected a duration such as 500ms, 2s or 1m, got "soon"',
-        "bad.yaml:5:5: pods[0].nmespace: unknown field; expected one of: name, namespace, uid, id, labels, annotations, runtimeHandler, cgroupParent, resources, overhead",
+        "bad.yaml:5:5: pods[0].nmespace: unknown field; expected one of: name, namespace, uid, id, labels, annotations, runtimeHandler, cgroupParent, ips, hostNetwork, resources, overhead",
         'bad.yaml:8:10: containers[0].pod: no pod "webb" is declared; declared pods: web',
         'bad.yaml:9:33: containers[0].resources.memory.limit: expected a whole number (e.g. 512, 256Mi or -1), got "12Q"',
         "bad.yaml:11:5: steps[0]: a step has exactly one action; got run-pod, create (write them as separate steps)",

@@ -19,6 +19,8 @@ const POD_FIELDS = [
   "annotations",
   "runtimeHandler",
   "cgroupParent",
+  "ips",
+  "hostNetwork",
   "resources",
   "overhead",
 ] as const;
@@ -69,6 +71,8 @@ export function readPod(value: YamlValue): PodSpec | undefined {
     annotations: f.annotations.optional((v) => v.stringMap()) ?? {},
     runtimeHandler: f.runtimeHandler.optional((v) => v.string()) ?? "",
     cgroupParent: f.cgroupParent.optional((v) => v.string()) ?? "",
+    ips: f.ips.optional((v) => v.stringList()),
+    hostNetwork: f.hostNetwork.optional((v) => v.boolean()) ?? false,
     resources: f.resources.optional(readResources),
     overhead: f.overhead.optional(readResources),
   };

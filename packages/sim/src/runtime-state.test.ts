@@ -73,4 +73,22 @@ describe("SimRuntime", () => {
     r.exited(c, exitStatus());
     expect(r.snapshot().containers).toEqual([]);
   });
+
+  it("gives pods an IP and a network namespace of their own, unless told otherwise or on the host's network", () => {
+    const r = new SimRuntime(
+      parseScenario(`
+pods: [{name: a}, {name: b, ips: [10.1.0.5, "fd00::5"]}, {name: host, hostNetwork: true}, {name: node, hostNetwork: true, ips: [192.168.1.10]}]
+steps: [{run-pod: a}, {run-pod: b}, {run-pod: host}, {run-pod: node}]
+`),
+      () => 1n,
+    );
+    for (const name of ["a", "b", "host", "node"]) r.runPod(name);
+    const network = (ns: { type: string; path: string }[] | undefined) => ns?.filter((n) => n.type === "network").map((n) => n.path);
+    expect(r.snapshot().pods.map((p) => [p.name, p.ips, network(p.linux?.namespaces)])).toEqual([
+      ["a", ["10.88.0.2"], [expect.stringMatching(/^\/var\/run\/netns\/cni-/)]],
+      ["b", ["10.1.0.5", "fd00::5"], [expect.stringMatching(/^\/var\/run\/netns\/cni-/)]],
+      ["host", [], []],
+      ["node", ["192.168.1.10"], []],
+    ]);
+  });
 });

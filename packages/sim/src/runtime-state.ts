@@ -76,13 +76,13 @@ function podSandbox(spec: PodSpec, index: number): PodSandbox {
       cgroupParent: spec.cgroupParent,
       cgroupsPath: "",
       namespaces: [
-        { type: "network", path: `/var/run/netns/cni-${spec.uid}` },
+        ...(spec.hostNetwork ? [] : [{ type: "network", path: `/var/run/netns/cni-${spec.uid}` }]),
         { type: "ipc", path: "" },
         { type: "uts", path: "" },
       ],
     },
     pid: 0,
-    ips: [`10.88.0.${index + 2}`],
+    ips: spec.ips ?? (spec.hostNetwork ? [] : [`10.88.0.${index + 2}`]),
   });
 }
 

@@ -14,6 +14,10 @@ export interface PodSpec {
   annotations: Record<string, string>;
   runtimeHandler: string;
   cgroupParent: string;
+  /** The pod's IPs; undefined: one of its own (10.88.0.N), or none on the host network. */
+  ips?: string[];
+  /** On the host's network: no network namespace of its own. */
+  hostNetwork: boolean;
   resources?: LinuxResources;
   overhead?: LinuxResources;
 }

@@ -7,6 +7,7 @@ export type { FailurePolicyInput } from "./failure-policy.js";
 export { FlagError, type FlagSpec, type FlagValues, flagUsage, parseGoFlags, socketFlags } from "./go-flags.js";
 export type { Identity } from "./identity.js";
 export { createLogger, type LogFn, type Logger, type LoggerOptions, type LogLevel, silentLogger } from "./logger.js";
+export { formatTextLine, logrusValue, type TextLevel, type TextLine } from "./text-format.js";
 export type {
   AdjustmentInput,
   Awaitable,

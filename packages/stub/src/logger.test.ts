@@ -68,3 +68,32 @@ describe("bindLogger", () => {
     expect(bindLogger(logger, { plugin: "10-x" })).toBe(logger);
   });
 });
+
+describe("createLogger with format: text, as logrus writes Go plugins' lines", () => {
+  function text(isTTY: boolean) {
+    const lines: string[] = [];
+    let now = new Date("2026-01-02T03:04:05.678Z").getTime();
+    const stream = { isTTY, write: (chunk: string) => (lines.push(chunk), true) } as never;
+    return { logger: createLogger({ format: "text", stream, now: () => new Date((now += 1500)) }), lines };
+  }
+
+  it("writes time, level, msg, then the fields sorted, quoting where Go's %q is needed", () => {
+    const { logger, lines } = text(false);
+    logger.info({ pod: "web", ips: ["10.0.0.1", "fd00::1"], count: 2 }, "Started pod default/web");
+    logger.warn({ "a key": "tab\there", empty: "" }, "plain-word");
+    logger.error({ err: new Error("boom"), msg: "clash" }, "");
+    expect(lines).toEqual([
+      'time="2026-01-02T03:04:08Z" level=info msg="Started pod default/web" count=2 ips="[10.0.0.1 fd00::1]" pod=web\n',
+      'time="2026-01-02T03:04:10Z" level=warning msg=plain-word a key="tab\\there" empty=\n',
+      "time=\"2026-01-02T03:04:11Z\" level=error err=boom fields.msg=clash\n",
+    ]);
+  });
+
+  it("lays lines out for a terminal: padded level, seconds since start, padded message, then the fields", () => {
+    const { logger, lines } = text(true);
+    bindLogger(logger, { plugin: "10-x" }).info("hello");
+    logger.debug("hidden");
+    logger.warn({ z: 1 }, "careful\n");
+    expect(lines).toEqual(["INFO   [0001] hello                                         plugin=10-x\n", `WARNING[0003] ${"careful".padEnd(44)}  z=1\n`]);
+  });
+});

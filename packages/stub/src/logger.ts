@@ -1,4 +1,5 @@
 import type { Writable } from "node:stream";
+import { formatTextLine } from "./text-format.js";
 
 /**
  * A log method: structured fields and a message, or just a message. pino's
@@ -35,6 +36,13 @@ export interface LoggerOptions {
   bindings?: Record<string, unknown>;
   /** The clock, for tests; default `() => new Date()`. */
   now?: () => Date;
+  /**
+   * `json` (default): one JSON object per line. `text`: the Go plugins'
+   * logrus text lines (`time="…" level=info msg="…" key=value`; on a
+   * terminal `INFO   [0012] message  key=value`), for plugins whose output
+   * users compare with the Go plugin's.
+   */
+  format?: "json" | "text";
 }
 
 /**
@@ -43,10 +51,15 @@ export interface LoggerOptions {
  * as `{name, message, code?}`, bigints as decimal strings.
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
+  return makeLogger(options, options.bindings ?? {}, (options.now ?? (() => new Date()))());
+}
+
+/** A logger with these bindings; `started` is when the first logger of the family was made (the terminal layout counts from it). */
+function makeLogger(options: LoggerOptions, bindings: Record<string, unknown>, started: Date): Logger {
   const threshold = LEVELS[options.level ?? "info"];
   const stream = options.stream ?? process.stderr;
   const now = options.now ?? (() => new Date());
-  const bindings = options.bindings ?? {};
+  const tty = (stream as { isTTY?: boolean }).isTTY === true;
 
   const method =
     (level: Exclude<LogLevel, "silent">): LogFn =>
@@ -54,7 +67,13 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       if (LEVELS[level] < threshold) return;
       const fields = typeof first === "string" ? {} : first;
       const text = typeof first === "string" ? first : (msg ?? "");
-      const line = { time: now().toISOString(), level, msg: text, ...bindings, ...fields };
+      const at = now();
+      if (options.format === "text") {
+        const line = { at, level, msg: text, fields: { ...bindings, ...fields } };
+        stream.write(formatTextLine(line, tty ? at.getTime() - started.getTime() : undefined));
+        return;
+      }
+      const line = { time: at.toISOString(), level, msg: text, ...bindings, ...fields };
       stream.write(`${stringify(line)}\n`);
     };
 
@@ -63,7 +82,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     info: method("info"),
     warn: method("warn"),
     error: method("error"),
-    child: (more) => createLogger({ ...options, bindings: { ...bindings, ...more } }),
+    child: (more) => makeLogger(options, { ...bindings, ...more }, started),
   };
 }
 

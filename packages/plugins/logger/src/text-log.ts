@@ -1,8 +1,10 @@
 /**
  * The logger's output, in the text format of the Go plugins' logger
- * (logrus with padded levels): on a terminal `INFO   [0012] message`, with
- * the seconds since start; otherwise `time="…" level=info msg="message"`.
+ * (logrus with padded levels, as @nri-ts/stub's text lines): on a terminal
+ * `INFO   [0012] message`, with the seconds since start; otherwise
+ * `time="…" level=info msg="message"`.
  */
+import { formatTextLine } from "@nri-ts/stub";
 
 export type Level = "debug" | "info" | "warning" | "error";
 
@@ -18,13 +20,7 @@ export interface TextLogOptions {
   now?: () => Date;
 }
 
-const PAD = "WARNING".length;
-const PLAIN_VALUE = /^[A-Za-z0-9\-._/@^+]+$/;
-
-/** A value as logrus writes it: bare when it needs no quotes, else a quoted string. */
-function logfmtValue(text: string): string {
-  return PLAIN_VALUE.test(text) ? text : JSON.stringify(text);
-}
+const TEXT_LEVEL = { debug: "debug", info: "info", warning: "warn", error: "error" } as const;
 
 export class TextLog {
   private sink: LogSink;
@@ -44,13 +40,8 @@ export class TextLog {
 
   log(level: Level, message: string): void {
     const at = this.now();
-    if (this.sink.isTTY) {
-      const seconds = String(Math.floor((at.getTime() - this.started) / 1000)).padStart(4, "0");
-      this.sink.write(`${level.toUpperCase().padEnd(PAD)}[${seconds}] ${message}\n`);
-    } else {
-      const time = at.toISOString().replace(/\.\d{3}Z$/, "Z");
-      this.sink.write(`time=${logfmtValue(time)} level=${level} msg=${logfmtValue(message)}\n`);
-    }
+    const line = { at, level: TEXT_LEVEL[level], msg: message, fields: {} };
+    this.sink.write(formatTextLine(line, this.sink.isTTY ? at.getTime() - this.started : undefined));
   }
 
   info(message: string): void {

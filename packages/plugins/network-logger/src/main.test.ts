@@ -1,0 +1,59 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { once } from "node:events";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { simulate } from "@nri-ts/sim";
+import { describe, expect, it } from "vitest";
+
+const loader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+const main = join(import.meta.dirname, "main.ts");
+const node = [process.execPath, "--conditions=@nri-ts/source", "--import", loader, main];
+
+function run(...args: string[]): Promise<{ code: number; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(node[0], [...node.slice(1), ...args], (error, _stdout, stderr) => {
+      resolve({ code: error ? Number(error.code) : 0, stderr });
+    });
+  });
+}
+
+describe("nri-network-logger", () => {
+  it("prints its usage for -h and refuses unknown flags, as Go's flag package does", async () => {
+    const help = await run("-h");
+    expect(help.code).toBe(0);
+    expect(help.stderr).toContain("  -socket string\n    \tpath to NRI socket");
+    const bad = await run("-verbose");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.split("\n")[0]).toBe("flag provided but not defined: -verbose");
+  });
+
+  it("logs in the Go plugins' text format, and exits 1 when the runtime goes away", async () => {
+    let child: ChildProcess | undefined;
+    let stderr = "";
+    const report = await simulate("pods: [{name: web, ips: [10.0.0.7]}]\nsteps: [{run-pod: web}, {stop-pod: web}]\n", {
+      waitPlugins: 1,
+      clock: "virtual",
+      observer: {
+        listening: (socket) => {
+          child = spawn(node[0], [...node.slice(1), "-idx", "10", "-socket", socket], { stdio: ["ignore", "ignore", "pipe"] });
+          child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+        },
+      },
+    });
+    const [code] = (await once(child as ChildProcess, "exit")) as [number];
+    expect(report.failures).toEqual([]);
+    expect(code).toBe(1);
+    const lines = stderr.trim().split("\n");
+    for (const line of lines) expect(line).toMatch(/^time="[^"]+" level=(info|warning|error) msg=/);
+    const messages = lines.map((line) => line.replace(/^time="[^"]+" level=\w+ /, ""));
+    expect(messages).toEqual(
+      expect.arrayContaining([
+        'msg="Synchronized state with the runtime (0 pods, 0 containers)..."',
+        expect.stringMatching(/^msg="Started pod default\/web: namespace=\/var\/run\/netns\/cni-\S+ ips=\[10\.0\.0\.7\]"$/),
+        'msg="Stopped pod default/web: ips=[10.0.0.7]"',
+        'msg="Connection to the runtime lost, exiting..."',
+      ]),
+    );
+  });
+});
