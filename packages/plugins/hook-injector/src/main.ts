@@ -6,6 +6,7 @@
  * told not to, connects to the runtime, and exits 1 when the runtime goes
  * away.
  */
+import { goQuote } from "@nri-ts/api";
 import { createLogger, FlagError, parseGoFlags, runPlugin } from "@nri-ts/stub";
 import { HOOK_INJECTOR_FLAGS } from "./flags.js";
 import { HOOKS_DIRS } from "./hook-dirs.js";
@@ -28,7 +29,7 @@ async function main(): Promise<void> {
     store = await HookStore.open(dirs, logger);
     if (!flags.disableWatch) {
       await store.watch();
-      logger.info(`watching directories ${JSON.stringify(dirs.join(" "))} for new changes`);
+      logger.info(`watching directories ${goQuote(dirs.join(" "))} for new changes`);
     }
   } catch (error) {
     if (!(error instanceof HookSetupError)) throw error;

@@ -21,6 +21,7 @@ async function main(): Promise<void> {
   await runPlugin(createNetworkLogger({ logger }), {
     ...(flags.idx && { index: flags.idx }),
     ...(flags.socket && { socketPath: flags.socket }),
+    defaultName: "network-logger",
     logger,
     onClose: () => logger.info("Connection to the runtime lost, exiting..."),
   });
