@@ -6,8 +6,10 @@ export default mergeConfig(
   defineConfig({
     test: {
       globalSetup: ["src/global-setup.ts"],
-      // one containerd at a time: two cores, and timings that mean something
-      fileParallelism: false,
+      // each file runs its own containerds; most of a check is waiting on
+      // processes (containerd, shims, plugins), so three files at a time fit
+      // two cores
+      maxWorkers: 3,
       testTimeout: 120_000,
       hookTimeout: 120_000,
     },

@@ -65,6 +65,7 @@ describeEachLine("adjustments", (line) => {
     const app = pod.containers.app;
     const saw = observed(app);
 
+    expect(logger.name).toBe("40-logger");
     expect(saw.env.LOGGER_ENV).toBe(`logger-pid-${logger.pid}`);
     expect(saw.env.POD_NAME).toBe(pod.name);
     expect(saw.env.PRE_LOGGER).toMatch(/^logger-pid-\d+$/);

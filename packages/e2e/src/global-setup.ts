@@ -6,13 +6,14 @@
  * and prints the timings of every phase.
  */
 import { mkdtempSync, rmSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { TestProject } from "vitest/node";
 import type { E2EContext } from "./context.js";
 import { run } from "./exec.js";
 import { busyboxImage, pauseImage } from "./images.js";
-import { repoDir } from "./paths.js";
+import { cacheDir, repoDir } from "./paths.js";
 import { sweepAbandoned } from "./sweep.js";
 import { timed, timingsTable } from "./timings.js";
 import { goEnv } from "./tools.js";
@@ -67,7 +68,7 @@ export default async function setup(project: TestProject): Promise<() => void> {
     allSettled<unknown>([
       buildToolset(lines),
       timed("images (pause, busybox)", () => allSettled([goLimit(() => pauseImage(runDir)), busyboxImage(runDir)])),
-      goLimit(() => timed("build the Go logger (conformance cmd/adaptation-plugin)", () => buildGoLogger(runDir))),
+      goLimit(() => timed("build the Go logger (conformance cmd/adaptation-plugin)", buildGoLogger)),
     ]),
   );
   const context: E2EContext = {
@@ -80,8 +81,10 @@ export default async function setup(project: TestProject): Promise<() => void> {
   return finish;
 }
 
-async function buildGoLogger(runDir: string): Promise<string> {
-  const binary = join(runDir, "go-logger");
+/** Into the cache, so that an up-to-date binary is not linked again. */
+async function buildGoLogger(): Promise<string> {
+  const binary = join(cacheDir, "bin", "go-logger");
+  await mkdir(dirname(binary), { recursive: true });
   await run("go", ["build", "-o", binary, "./cmd/adaptation-plugin"], {
     cwd: join(repoDir, "packages", "conformance"),
     env: goEnv(),

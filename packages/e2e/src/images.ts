@@ -3,12 +3,12 @@
  * the sandbox's pause image (our own static program in `pause/`) and the
  * test image (Debian's busybox-static with one link per applet).
  */
-import { chmod, mkdir, rm, symlink, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { chmod, copyFile, mkdir, rm, symlink, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { debianPackage } from "./debs.js";
 import { run } from "./exec.js";
 import { writeOciArchive } from "./oci.js";
-import { packageDir } from "./paths.js";
+import { cacheDir, packageDir } from "./paths.js";
 import { goEnv } from "./tools.js";
 
 export const PAUSE_IMAGE = "localhost/pause:e2e";
@@ -24,10 +24,14 @@ export async function pauseImage(workDir: string): Promise<ImageArchive> {
   const rootfs = join(workDir, "pause-rootfs");
   await rm(rootfs, { recursive: true, force: true });
   await mkdir(rootfs, { recursive: true });
-  await run("go", ["build", "-ldflags=-s -w", "-o", join(rootfs, "pause"), "."], {
+  // built into the cache, so that an up-to-date binary is not linked again
+  const binary = join(cacheDir, "bin", "pause");
+  await mkdir(dirname(binary), { recursive: true });
+  await run("go", ["build", "-ldflags=-s -w", "-o", binary, "."], {
     cwd: join(packageDir, "pause"),
     env: goEnv({ CGO_ENABLED: "0" }),
   });
+  await copyFile(binary, join(rootfs, "pause"));
   const archive = join(workDir, "pause.tar");
   await writeOciArchive({ name: PAUSE_IMAGE, rootfs, entrypoint: ["/pause"] }, archive);
   return { name: PAUSE_IMAGE, archive };

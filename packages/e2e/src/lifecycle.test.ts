@@ -12,22 +12,24 @@ import { describeEachLine } from "./context.js";
 import { sleep } from "./exec.js";
 import { goLogger, tsLogger } from "./our-plugins.js";
 import type { ExternalPlugin } from "./plugins.js";
+import type { ContainerSpec } from "./pod.js";
 import { Runtime } from "./runtime.js";
 import { comparable, goLoggerEvents, type SeenEvent, statusTable, tsLoggerEvents } from "./seen-events.js";
 
-const CASES = [
+/** Containers of one pod, with the exit code and CRI reason each must end with. */
+const CASES: (ContainerSpec & { exitCode: number; reason: string })[] = [
   { name: "exit-0", script: "true", exitCode: 0, reason: "Completed" },
   { name: "exit-3", script: "exit 3", exitCode: 3, reason: "Error" },
   { name: "missing", script: "no-such-command", exitCode: 127, reason: "Error" },
-  { name: "sigterm", script: "echo ready; exec sleep 600", exitCode: 143, reason: "Error", stop: true },
-] as const;
+  { name: "sigterm", script: "echo ready; exec sleep 600", stop: { after: "ready" }, exitCode: 143, reason: "Error" },
+];
 
 describeEachLine("lifecycle", (line) => {
   let runtime: Runtime;
   let ours: ExternalPlugin;
   let theirs: ExternalPlugin;
   const ids: Record<string, string> = {};
-  let podId = "";
+  const podIds: string[] = [];
   let seen: { ours: SeenEvent[]; go: SeenEvent[] };
 
   beforeAll(async () => {
@@ -43,40 +45,31 @@ describeEachLine("lifecycle", (line) => {
   });
 
   it("runs containers that exit 0, exit 3, miss their command, get SIGTERM, or cannot start", async () => {
-    const pod = await runtime.pod({ name: "lifecycle" });
-    podId = pod.id;
-    try {
-      const containers = [];
-      for (const { name, script } of CASES) {
-        const container = await pod.create({ name, script });
-        ids[name] = container.id;
-        await container.start();
-        containers.push(container);
-      }
-      const unstartable = await pod.create({ name: "start-error", command: ["/no/such/binary"] });
-      ids["start-error"] = unstartable.id;
-      await expect(unstartable.start()).rejects.toThrow(/no such file or directory/);
-
-      const sigterm = containers[CASES.findIndex((c) => "stop" in c)];
-      await sigterm.waitForOutput("ready");
-      await sigterm.stop(10);
-      for (const [i, container] of containers.entries()) {
-        const { status } = await container.waitExited();
-        expect({ name: CASES[i].name, exitCode: status.exitCode, reason: status.reason }).toEqual({
-          name: CASES[i].name,
-          exitCode: CASES[i].exitCode,
-          reason: CASES[i].reason,
-        });
-      }
-      const { status } = await unstartable.inspect();
-      expect({ exitCode: status.exitCode, reason: status.reason }).toEqual({ exitCode: 128, reason: "StartError" });
-    } finally {
-      await pod.remove();
+    const pod = await runtime.runPod({
+      name: "lifecycle",
+      containers: CASES,
+    });
+    for (const { name, exitCode, reason } of CASES) {
+      const container = pod.containers[name];
+      ids[name] = container.id;
+      expect({ name, exitCode: container.exitCode, reason: container.reason }).toEqual({ name, exitCode, reason });
     }
+
+    // a container whose start fails, in a pod of its own, driven step by step
+    const other = await runtime.pod({ name: "start-error" });
+    const unstartable = await other.create({ name: "start-error", command: ["/no/such/binary"] });
+    ids["start-error"] = unstartable.id;
+    await expect(unstartable.start()).rejects.toThrow(/no such file or directory/);
+    const { status } = await unstartable.inspect();
+    expect({ exitCode: status.exitCode, reason: status.reason }).toEqual({ exitCode: 128, reason: "StartError" });
+    await other.remove();
+    podIds.push(pod.id, other.id);
+
     // the removal's events reach both loggers before crictl returns; poll anyway, they are other processes
     for (let i = 0; ; i++) {
       seen = read();
-      const removed = (events: SeenEvent[]) => events.some((e) => e.event === "RemovePodSandbox" && e.pod === podId);
+      const removed = (events: SeenEvent[]) =>
+        podIds.every((id) => events.some((e) => e.event === "RemovePodSandbox" && e.pod === id));
       if (removed(seen.ours) && removed(seen.go)) break;
       if (i > 200) throw new Error("the loggers never saw RemovePodSandbox");
       await sleep(25);
@@ -107,8 +100,10 @@ describeEachLine("lifecycle", (line) => {
       "RemoveContainer",
     ].sort();
     for (const { name } of CASES) expect({ name, events: names(ids[name]) }).toEqual({ name, events: ran });
-    const pods = seen.ours.filter((e) => e.pod === podId && !e.container).map((e) => e.event);
-    expect(pods).toEqual(["RunPodSandbox", "StopPodSandbox", "RemovePodSandbox"]);
+    for (const id of podIds) {
+      const pods = seen.ours.filter((e) => e.pod === id && !e.container).map((e) => e.event);
+      expect(pods).toEqual(["RunPodSandbox", "StopPodSandbox", "RemovePodSandbox"]);
+    }
   });
 
   it("StopContainer carries the status fields containerd fills, never a reason or message", () => {

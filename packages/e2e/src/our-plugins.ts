@@ -1,8 +1,4 @@
-/**
- * Our plugins and the Go logger, as the checks start them against a runtime.
- * Assertions never depend on the name a plugin registers under: run as
- * `node dist/main.js`, ours register as `NN-main` today.
- */
+/** Our plugins and the Go logger, as the checks start them against a runtime. */
 import { join } from "node:path";
 import { e2eContext } from "./context.js";
 import { nodePlugin, type PluginCommand } from "./plugins.js";

@@ -46,8 +46,6 @@ export interface ContainerSpec {
    * `after` (right after the start without `after`).
    */
   stop?: { after?: string; timeoutSeconds?: number };
-  /** Create it but do not start it. */
-  noStart?: boolean;
 }
 
 export interface PodSpec {
@@ -108,6 +106,8 @@ export interface PodHost {
   cgroupParent: string;
   /** A unique name for a pod without one. */
   uniqueName(prefix: string): string;
+  /** Told when a pod is removed, with how long it lived (for the timings). */
+  podRemoved(ms: number): void;
 }
 
 function podConfig(host: PodHost, spec: PodSpec, name: string, uid: string) {
@@ -125,7 +125,7 @@ function podConfig(host: PodHost, spec: PodSpec, name: string, uid: string) {
   };
 }
 
-function containerConfig(spec: ContainerSpec) {
+function containerConfig(spec: ContainerSpec, pod: PodSpec) {
   const command = spec.command ?? (spec.script === undefined ? [] : ["/bin/sh", "-c", spec.script]);
   return {
     metadata: { name: spec.name, attempt: 0 },
@@ -141,7 +141,14 @@ function containerConfig(spec: ContainerSpec) {
       host_path: mount.hostPath,
       readonly: mount.readonly ?? false,
     })),
-    linux: spec.linux ?? {},
+    linux: {
+      ...spec.linux,
+      // the container's own namespaces: CRI takes the PID mode from here, not from the pod
+      security_context: {
+        namespace_options: { network: NETWORK_NODE, pid: PID_MODE[pod.pidNamespace ?? "pod"] },
+        ...(spec.linux?.security_context as object | undefined),
+      },
+    },
   };
 }
 
@@ -240,6 +247,7 @@ export class Container {
 /** A live pod sandbox. */
 export class Pod {
   readonly containers: Container[] = [];
+  readonly #started = performance.now();
   #removed = false;
 
   private constructor(
@@ -268,7 +276,7 @@ export class Pod {
 
   /** `crictl create`: resolves to the container, or rejects with crictl's error (the pod stays). */
   async create(spec: ContainerSpec): Promise<Container> {
-    const file = this.host.crictl.spec(`container-${this.name}-${spec.name}`, containerConfig(spec));
+    const file = this.host.crictl.spec(`container-${this.name}-${spec.name}`, containerConfig(spec, this.spec));
     try {
       const container = new Container(this, await this.host.crictl.createContainer(this.id, file, this.podFile), spec);
       this.containers.push(container);
@@ -284,6 +292,7 @@ export class Pod {
     this.#removed = true;
     await this.host.crictl.run("stopp", this.id);
     await this.host.crictl.run("rmp", "-f", this.id);
+    this.host.podRemoved(performance.now() - this.#started);
   }
 }
 
@@ -292,12 +301,10 @@ export async function runPod(host: PodHost, spec: PodSpec): Promise<PodResult> {
   const pod = await Pod.run(host, spec);
   try {
     for (const containerSpec of spec.containers) {
-      const container = await pod.create(containerSpec);
-      if (!containerSpec.noStart) await container.start();
+      await (await pod.create(containerSpec)).start();
     }
     for (const container of pod.containers) {
-      const { stop, noStart } = container.spec;
-      if (noStart) continue;
+      const { stop } = container.spec;
       if (stop) {
         if (stop.after !== undefined) await container.waitForOutput(stop.after);
         await container.stop(stop.timeoutSeconds);

@@ -119,14 +119,13 @@ export class Runtime implements PodHost {
   }
 
   /** Runs a pod to its end (see `runPod` in pod.ts). */
-  async runPod(spec: PodSpec): Promise<PodResult> {
-    const start = performance.now();
-    try {
-      return await runPod(this, spec);
-    } finally {
-      this.#pods.count++;
-      this.#pods.ms += performance.now() - start;
-    }
+  runPod(spec: PodSpec): Promise<PodResult> {
+    return runPod(this, spec);
+  }
+
+  podRemoved(ms: number): void {
+    this.#pods.count++;
+    this.#pods.ms += ms;
   }
 
   /** A pod to drive step by step (create, start, stop containers yourself; `remove()` at the end). */

@@ -39,6 +39,7 @@ describeEachLine("ulimit-adjuster", (line) => {
         { name: "plain", script: observeScript() },
       ],
     });
+    expect(adjuster.name).toBe("20-ulimit-adjuster");
     const app = observed(pod.containers.app).limits;
     expect(app["Max open files"]).toEqual({ soft: "1024", hard: "4096" });
     expect(app["Max processes"]).toEqual({ soft: "500", hard: "1000" });
