@@ -11,6 +11,7 @@ import {
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_SOCKET_PATH,
   Event,
+  type FailurePolicy,
   NRI_VERSION,
   type OwningPlugins,
   type PodSandbox,
@@ -101,6 +102,17 @@ export type MergeEvent = {
   } & ({ response: MergedRequests[O]["response"]; error?: undefined } | { response?: undefined; error: Error });
 }[keyof MergedRequests];
 
+/**
+ * The runtime's own context for one request (Go's `ctx`): when `signal`
+ * aborts, the plugin being called is cut short and the request fails with
+ * Go's text, `context deadline exceeded` for an `AbortSignal.timeout(ms)`,
+ * `context canceled` for any other reason; no plugin is dropped for it and
+ * later plugins are not called. Each plugin still has the request timeout.
+ */
+export interface RequestOptions {
+  signal?: AbortSignal;
+}
+
 /** Options of an Adaptation; every one has a default. */
 export interface AdaptationOptions {
   /** The socket external plugins connect to (default /var/run/nri/nri.sock); its directory is created with mode 0700. */
@@ -131,7 +143,7 @@ export interface AdaptationOptions {
   onMerge?: (event: MergeEvent) => void;
   /** Receives deprecation warnings; without one they are logged. */
   deprecations?: DeprecationRecorder;
-  /** The NRI version told to plugins (default this package's, v0.12.2). */
+  /** The NRI version told to plugins (default this package's, v0.12.5). */
   nriVersion?: string;
 }
 
@@ -144,6 +156,8 @@ export interface PluginInfo {
   kind: PluginKind;
   /** The events it subscribed to (a mask). */
   events: number;
+  /** Its failure policy, as its Configure reply gave it; undefined: none. */
+  failurePolicy: FailurePolicy | undefined;
 }
 
 /** Holds off plugin synchronization until `unblock()`. */
@@ -166,8 +180,9 @@ export class AdaptationError extends Error {
  *
  * Requests are serialized: each holds the adaptation for its whole
  * duration. A plugin that times out, loses its connection or breaks the
- * protocol is closed and the request goes on without it; a plugin that
- * answers with an error fails the request.
+ * protocol is handled by its failure policy (by default it is closed and the
+ * request goes on without it); a plugin that answers with an error fails the
+ * request. Plugins already closed when their turn comes are skipped.
  */
 export class Adaptation {
   readonly #syncFn: SyncFn;
@@ -270,7 +285,14 @@ export class Adaptation {
 
   /** The active plugins in invocation order. */
   get plugins(): PluginInfo[] {
-    return this.#plugins.map(({ index, name, fullName, kind, events }) => ({ index, name, fullName, kind, events }));
+    return this.#plugins.map(({ index, name, fullName, kind, events, failurePolicy }) => ({
+      index,
+      name,
+      fullName,
+      kind,
+      events,
+      failurePolicy,
+    }));
   }
 
   /**
@@ -318,26 +340,26 @@ export class Adaptation {
     return { unblock: release };
   }
 
-  runPodSandbox(request: RunPodSandboxRequest): Promise<void> {
-    return this.#relayEvent(Event.RUN_POD_SANDBOX, "runPodSandbox", request);
+  runPodSandbox(request: RunPodSandboxRequest, options: RequestOptions = {}): Promise<void> {
+    return this.#relayEvent(Event.RUN_POD_SANDBOX, "runPodSandbox", request, options);
   }
 
   /** Relays an update of a pod's resources; what plugins answer is not used. */
-  async updatePodSandbox(request: UpdatePodSandboxRequest): Promise<UpdatePodSandboxResponse> {
-    await this.#relayEvent(Event.UPDATE_POD_SANDBOX, "updatePodSandbox", request);
+  async updatePodSandbox(request: UpdatePodSandboxRequest, options: RequestOptions = {}): Promise<UpdatePodSandboxResponse> {
+    await this.#relayEvent(Event.UPDATE_POD_SANDBOX, "updatePodSandbox", request, options);
     return {};
   }
 
-  postUpdatePodSandbox(request: PostUpdatePodSandboxRequest): Promise<void> {
-    return this.#relayEvent(Event.POST_UPDATE_POD_SANDBOX, "postUpdatePodSandbox", request);
+  postUpdatePodSandbox(request: PostUpdatePodSandboxRequest, options: RequestOptions = {}): Promise<void> {
+    return this.#relayEvent(Event.POST_UPDATE_POD_SANDBOX, "postUpdatePodSandbox", request, options);
   }
 
-  stopPodSandbox(request: StopPodSandboxRequest): Promise<void> {
-    return this.#relayEvent(Event.STOP_POD_SANDBOX, "stopPodSandbox", request);
+  stopPodSandbox(request: StopPodSandboxRequest, options: RequestOptions = {}): Promise<void> {
+    return this.#relayEvent(Event.STOP_POD_SANDBOX, "stopPodSandbox", request, options);
   }
 
-  removePodSandbox(request: RemovePodSandboxRequest): Promise<void> {
-    return this.#relayEvent(Event.REMOVE_POD_SANDBOX, "removePodSandbox", request);
+  removePodSandbox(request: RemovePodSandboxRequest, options: RequestOptions = {}): Promise<void> {
+    return this.#relayEvent(Event.REMOVE_POD_SANDBOX, "removePodSandbox", request, options);
   }
 
   /**
@@ -348,19 +370,22 @@ export class Adaptation {
    * @returns the merged adjustment (never absent) and updates of other containers
    * @throws PluginError, ConflictError, CreationUpdateError, ValidatorRejectedError, ValidatorFailedError, ...
    */
-  createContainer(request: CreateContainerRequest): Promise<CreateContainerResponse> {
+  createContainer(request: CreateContainerRequest, options: RequestOptions = {}): Promise<CreateContainerResponse> {
+    const { signal } = options;
     return this.#serialized(async () => {
       const result = new CreateContainerResult(request);
       return this.#observeMerge("CreateContainer", request, result.owners.message, async () => {
         const validation = this.#validators.length > 0 ? result.startValidation() : undefined;
-        for (const plugin of this.#plugins) {
+        // a plugin closed before its turn is not reported to validators as consulted
+        for (const plugin of this.#active()) {
           validation?.addPlugin(plugin.name, plugin.index);
-          result.apply(await plugin.relay(Event.CREATE_CONTAINER, "createContainer", result.request), plugin.fullName);
+          result.apply(await plugin.relay(Event.CREATE_CONTAINER, "createContainer", result.request, signal), plugin.fullName);
         }
         const response = result.response();
         if (validation) {
           const validationRequest = validation.build(response, result.owners.message);
-          const failure = await firstValidationError(this.#validators.map((plugin) => plugin.validate(validationRequest)));
+          const validators = this.#validators.filter((plugin) => !plugin.closed);
+          const failure = await firstValidationError(validators.map((plugin) => plugin.validate(validationRequest, signal)));
           if (failure) throw failure;
         }
         return response;
@@ -368,16 +393,16 @@ export class Adaptation {
     });
   }
 
-  postCreateContainer(request: PostCreateContainerRequest): Promise<void> {
-    return this.#relayEvent(Event.POST_CREATE_CONTAINER, "postCreateContainer", request);
+  postCreateContainer(request: PostCreateContainerRequest, options: RequestOptions = {}): Promise<void> {
+    return this.#relayEvent(Event.POST_CREATE_CONTAINER, "postCreateContainer", request, options);
   }
 
-  startContainer(request: StartContainerRequest): Promise<void> {
-    return this.#relayEvent(Event.START_CONTAINER, "startContainer", request);
+  startContainer(request: StartContainerRequest, options: RequestOptions = {}): Promise<void> {
+    return this.#relayEvent(Event.START_CONTAINER, "startContainer", request, options);
   }
 
-  postStartContainer(request: PostStartContainerRequest): Promise<void> {
-    return this.#relayEvent(Event.POST_START_CONTAINER, "postStartContainer", request);
+  postStartContainer(request: PostStartContainerRequest, options: RequestOptions = {}): Promise<void> {
+    return this.#relayEvent(Event.POST_START_CONTAINER, "postStartContainer", request, options);
   }
 
   /**
@@ -387,37 +412,38 @@ export class Adaptation {
    *
    * @returns updates of other containers, then the requested container's merged entry (null when no plugin touched it)
    */
-  updateContainer(request: UpdateContainerRequest): Promise<MergedUpdateContainerResponse> {
+  updateContainer(request: UpdateContainerRequest, options: RequestOptions = {}): Promise<MergedUpdateContainerResponse> {
     return this.#serialized(async () => {
       const result = new UpdateContainerResult(request);
       return this.#observeMerge("UpdateContainer", request, result.owners.message, async () => {
-        for (const plugin of this.#plugins) {
-          result.apply(await plugin.relay(Event.UPDATE_CONTAINER, "updateContainer", result.request), plugin.fullName);
+        for (const plugin of this.#active()) {
+          const response = await plugin.relay(Event.UPDATE_CONTAINER, "updateContainer", result.request, options.signal);
+          result.apply(response, plugin.fullName);
         }
         return result.response();
       });
     });
   }
 
-  postUpdateContainer(request: PostUpdateContainerRequest): Promise<void> {
-    return this.#relayEvent(Event.POST_UPDATE_CONTAINER, "postUpdateContainer", request);
+  postUpdateContainer(request: PostUpdateContainerRequest, options: RequestOptions = {}): Promise<void> {
+    return this.#relayEvent(Event.POST_UPDATE_CONTAINER, "postUpdateContainer", request, options);
   }
 
   /** Tells the plugins a container is stopping; they may update other containers (or this one). */
-  stopContainer(request: StopContainerRequest): Promise<StopContainerResponse> {
+  stopContainer(request: StopContainerRequest, options: RequestOptions = {}): Promise<StopContainerResponse> {
     return this.#serialized(async () => {
       const result = new StopContainerResult();
       return this.#observeMerge("StopContainer", request, result.owners.message, async () => {
-        for (const plugin of this.#plugins) {
-          result.apply(await plugin.relay(Event.STOP_CONTAINER, "stopContainer", request), plugin.fullName);
+        for (const plugin of this.#active()) {
+          result.apply(await plugin.relay(Event.STOP_CONTAINER, "stopContainer", request, options.signal), plugin.fullName);
         }
         return result.response();
       });
     });
   }
 
-  removeContainer(request: RemoveContainerRequest): Promise<void> {
-    return this.#relayEvent(Event.REMOVE_CONTAINER, "removeContainer", request);
+  removeContainer(request: RemoveContainerRequest, options: RequestOptions = {}): Promise<void> {
+    return this.#relayEvent(Event.REMOVE_CONTAINER, "removeContainer", request, options);
   }
 
   /** Runs a request holding the adaptation, pruning closed plugins afterwards. */
@@ -459,10 +485,19 @@ export class Adaptation {
     }
   }
 
-  #relayEvent<K extends RelayMethod>(event: Event, method: K, request: PluginRequest<K>): Promise<void> {
+  #relayEvent<K extends RelayMethod>(event: Event, method: K, request: PluginRequest<K>, options: RequestOptions): Promise<void> {
     return this.#serialized(async () => {
-      for (const plugin of this.#plugins) await plugin.relay(event, method, request);
+      for (const plugin of this.#active()) await plugin.relay(event, method, request, options.signal);
     });
+  }
+
+  /**
+   * The plugins in invocation order, each checked when its turn comes: one
+   * closed in the meantime (dropped by this request, or its connection lost
+   * while idle) is skipped, as in Go v0.12.5, instead of failing the request.
+   */
+  *#active(): Generator<Plugin> {
+    for (const plugin of this.#plugins) if (!plugin.closed) yield plugin;
   }
 
   #newPlugin(

@@ -27,6 +27,7 @@ import {
 } from "@nri-ts/api";
 import { Status } from "nice-grpc-common";
 import {
+  abortedFailure,
   CallFailure,
   type PluginMethod,
   type PluginRequest,
@@ -45,7 +46,11 @@ type Awaitable<T> = T | Promise<T>;
  * throws to reject (its message becomes the reason).
  */
 export interface BuiltinHandlers {
-  /** Answers Configure; events 0 (or no handler) subscribes to the events that have handlers. */
+  /**
+   * Answers Configure; events 0 (or no handler) subscribes to the events
+   * that have handlers. A `failurePolicy` in the answer applies as for any
+   * plugin (the only way a builtin plugin sets one, as in Go).
+   */
   configure?(request: ConfigureRequest, signal: AbortSignal): Awaitable<DeepPartial<ConfigureResponse>>;
   synchronize?(request: SynchronizeRequest, signal: AbortSignal): Awaitable<DeepPartial<SynchronizeResponse>>;
   runPodSandbox?(request: RunPodSandboxRequest, signal: AbortSignal): Awaitable<void>;
@@ -112,19 +117,28 @@ export class BuiltinTransport implements PluginTransport {
     this.#closed = true;
   }
 
-  async call<K extends PluginMethod>(method: K, request: PluginRequest<K>, deadline: number): Promise<PluginResponse<K>> {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), Math.max(0, deadline - Date.now()));
+  async call<K extends PluginMethod>(
+    method: K,
+    request: PluginRequest<K>,
+    deadline: number,
+    runtimeSignal?: AbortSignal,
+  ): Promise<PluginResponse<K>> {
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), Math.max(0, deadline - Date.now()));
     timer.unref();
+    // The handler's signal fires at the request timeout or when the runtime gives up.
+    const signal = runtimeSignal ? AbortSignal.any([timeout.signal, runtimeSignal]) : timeout.signal;
     try {
-      const answer = await this.#answer(method, request, controller.signal);
+      const answer = await this.#answer(method, request, signal);
       const responseType = PluginDefinition.methods[method].responseType as unknown as {
         fromPartial(answer: unknown): PluginResponse<K>;
       };
       return responseType.fromPartial(answer);
     } catch (error) {
       const text = errorText(error);
-      if (controller.signal.aborted) {
+      // A handler that gives up with the runtime's reason fails as Go's with the context's error.
+      if (runtimeSignal?.aborted && error === runtimeSignal.reason) throw abortedFailure(runtimeSignal);
+      if (timeout.signal.aborted && !runtimeSignal?.aborted) {
         throw new CallFailure("context deadline exceeded", Status.DEADLINE_EXCEEDED, text, "deadline", { cause: error });
       }
       throw new CallFailure(text, Status.UNKNOWN, text, undefined, { cause: error });
@@ -137,8 +151,9 @@ export class BuiltinTransport implements PluginTransport {
     const handlers = this.#handlers;
     switch (method) {
       case "configure": {
-        const events = (await handlers.configure?.(request as ConfigureRequest, signal))?.events ?? 0;
-        return { events: events !== 0 ? events : this.#handledEvents() };
+        const answer = await handlers.configure?.(request as ConfigureRequest, signal);
+        const events = answer?.events ?? 0;
+        return { events: events !== 0 ? events : this.#handledEvents(), failurePolicy: answer?.failurePolicy };
       }
       case "synchronize":
         return (await handlers.synchronize?.(request as SynchronizeRequest, signal)) ?? {};

@@ -51,6 +51,7 @@ export {
   type MergeEvent,
   type PluginInfo,
   type PluginSyncBlock,
+  type RequestOptions,
   type SyncCallback,
   type SyncFn,
   type UnsolicitedUpdateOrigin,

@@ -1,4 +1,5 @@
 import type { Status } from "nice-grpc-common";
+import { isPluginFailure } from "./failure-policy.js";
 import type { CallFailure, LocalFailure } from "./plugin-transport.js";
 
 /**
@@ -7,9 +8,12 @@ import type { CallFailure, LocalFailure } from "./plugin-transport.js";
  * Unknown desc = ...`), or the call failed on this side (`local` says why;
  * the text is the bare reason, e.g. `context deadline exceeded`).
  *
- * Local failures are fatal: the adaptation closes the plugin and carries on
- * without it. An error from the plugin is the plugin's verdict: it fails the
- * operation and the plugin stays.
+ * A timeout, a lost connection or a protocol error is the plugin's failure
+ * (`fatal`): the plugin's FailurePolicy decides whether it stays and whether
+ * the request fails (then with `plugin <name> failed to handle <operation>
+ * request: <reason>`). An error from the plugin is the plugin's verdict: it
+ * fails the operation and the plugin stays. `local` "aborted" means the
+ * runtime's own signal ended the request: the text is Go's context error.
  */
 export class PluginError extends Error {
   override readonly name = "PluginError";
@@ -24,16 +28,27 @@ export class PluginError extends Error {
     readonly plugin: string,
     /** The request, e.g. `CreateContainer`. */
     readonly operation: string,
-    failure: CallFailure,
+    failure: CallFailure | PluginError,
+    message = failure.message,
   ) {
-    super(failure.message, { cause: failure.cause });
+    super(message, { cause: failure instanceof PluginError ? failure : failure.cause });
     this.code = failure.code;
     this.details = failure.details;
     this.local = failure.local;
   }
 
-  /** Whether the plugin is to be closed (a local failure) rather than the operation failed. */
+  /** Whether this is the plugin's failure (timeout, lost connection, protocol error), which its policy covers. */
   get fatal(): boolean {
-    return this.local !== undefined;
+    return isPluginFailure(this.local);
+  }
+
+  /** The error a policy with `failRequest` fails the request with: Go's text, naming plugin and request. */
+  failingRequest(): PluginError {
+    return new PluginError(
+      this.plugin,
+      this.operation,
+      this,
+      `plugin ${this.plugin} failed to handle ${this.operation} request: ${this.message}`,
+    );
   }
 }

@@ -1,6 +1,6 @@
 import type { PluginDefinition } from "@nri-ts/api";
 import type { RequestOf, ResponseOf } from "@nri-ts/ttrpc";
-import type { Status } from "nice-grpc-common";
+import { Status } from "nice-grpc-common";
 
 type PluginMethods = (typeof PluginDefinition)["methods"];
 
@@ -16,7 +16,13 @@ export type LocalFailure =
   /** The connection closed before the answer came (Go: ttrpc: closed). */
   | "closed"
   /** The plugin broke the protocol: an answer that does not decode, a frame it may not send. */
-  | "protocol";
+  | "protocol"
+  /**
+   * The runtime's own signal for the request aborted (Go: the runtime's
+   * context is done; `context deadline exceeded` or `context canceled`).
+   * Not the plugin's failure.
+   */
+  | "aborted";
 
 /**
  * A failed call, before the plugin it failed on is named: the plugin's
@@ -37,13 +43,38 @@ export class CallFailure extends Error {
   }
 }
 
-/** How the adaptation reaches one plugin: over a connection, or in-process. */
+/** Go's text for a done context: its deadline passed (an AbortSignal.timeout) or it was cancelled. */
+export function abortText(reason: unknown): string {
+  return reason instanceof DOMException && reason.name === "TimeoutError" ? "context deadline exceeded" : "context canceled";
+}
+
+/** The failure of a call cut short because the runtime's signal aborted, with Go's text. */
+export function abortedFailure(signal: AbortSignal): CallFailure {
+  const text = abortText(signal.reason);
+  const code = text === "context canceled" ? Status.CANCELLED : Status.DEADLINE_EXCEEDED;
+  return new CallFailure(text, code, text, "aborted", { cause: signal.reason });
+}
+
+/**
+ * How the adaptation reaches one plugin: over a connection, in-process, or
+ * (later) a WebAssembly module. The transport only carries calls and says
+ * why one failed (CallFailure.local); what a failure means for the plugin
+ * and the request (the failure policy) is decided above it, in Plugin, the
+ * same for every transport.
+ */
 export interface PluginTransport {
   /**
    * Calls a method of the plugin; `deadline` is in milliseconds since the
-   * epoch. Rejects with a CallFailure.
+   * epoch. `signal` is the runtime's own for the request, when it gave one:
+   * when it aborts, the call should end with `abortedFailure(signal)`.
+   * Rejects with a CallFailure.
    */
-  call<K extends PluginMethod>(method: K, request: PluginRequest<K>, deadline: number): Promise<PluginResponse<K>>;
+  call<K extends PluginMethod>(
+    method: K,
+    request: PluginRequest<K>,
+    deadline: number,
+    signal?: AbortSignal,
+  ): Promise<PluginResponse<K>>;
   /** Closes the connection, if there is one; idempotent. */
   close(): void;
   /** True once the plugin can no longer be reached. */

@@ -10,6 +10,7 @@ import {
   checkPluginName,
   Event,
   eventName,
+  type FailurePolicy,
   hasEvent,
   type PodSandbox,
   type RegisterPluginRequest,
@@ -19,6 +20,7 @@ import {
 import { Status } from "nice-grpc-common";
 import { type BuiltinHandlers, BuiltinTransport } from "./builtin-plugin.js";
 import { killPlugin } from "./launch.js";
+import { dropsPlugin } from "./failure-policy.js";
 import { Deprecation, type DeprecationRecorder, type Logger, type Metrics } from "./observability.js";
 import { PluginError } from "./plugin-error.js";
 import {
@@ -91,6 +93,8 @@ export class Plugin {
   name: string;
   /** The events subscribed to, known once configured. */
   events = 0;
+  /** What to do when it fails a request, from its Configure reply; undefined: none (both fields false). */
+  failurePolicy: FailurePolicy | undefined;
   /** Registration order, the last tie-break of the invocation order. */
   readonly sequence: number;
   readonly kind: PluginKind;
@@ -264,6 +268,7 @@ export class Plugin {
         Date.now() + host.requestTimeoutMs,
       );
       events = response.events;
+      this.failurePolicy = response.failurePolicy;
     } catch (error) {
       throw new PluginStartError(`failed to configure plugin: ${(error as Error).message}`, { cause: error });
     }
@@ -306,24 +311,33 @@ export class Plugin {
   }
 
   /**
-   * Sends a lifecycle request, if the plugin subscribes to its event.
+   * Sends a lifecycle request, if the plugin subscribes to its event, with
+   * the request timeout; `signal` is the runtime's own for the request.
    *
    * @returns the plugin's response; undefined when it does not subscribe, or
-   *   when the call failed on this side (timeout, lost connection, protocol
-   *   violation): then the plugin is closed and the request goes on without it
-   * @throws PluginError when the plugin answered with an error
+   *   when it failed (timed out, lost its connection, broke the protocol) and
+   *   its policy lets the request go on without it
+   * @throws PluginError when the plugin answered with an error, when it
+   *   failed and its policy fails the request, or when `signal` aborted
+   *   (then with Go's context error, and nothing else happens to the plugin)
    */
-  async relay<K extends RelayMethod>(event: Event, method: K, request: PluginRequest<K>): Promise<PluginResponse<K> | undefined> {
+  async relay<K extends RelayMethod>(
+    event: Event,
+    method: K,
+    request: PluginRequest<K>,
+    signal?: AbortSignal,
+  ): Promise<PluginResponse<K> | undefined> {
     if (!this.subscribes(event)) return undefined;
     const operation = eventName(event);
     let response: PluginResponse<K>;
     try {
       response = await this.#timed(operation, () =>
-        this.#callEvent(event, method, operation, request, Date.now() + this.#host.requestTimeoutMs),
+        this.#callEvent(event, method, operation, request, Date.now() + this.#host.requestTimeoutMs, signal),
       );
     } catch (error) {
-      if (this.#closedOnFatal(error, operation)) return undefined;
-      throw error;
+      const failure = this.#handleRequestError(error, operation, signal);
+      if (failure === undefined) return undefined;
+      throw failure;
     }
     this.#recordAdjustments(method, operation, response);
     this.#warnIfDeprecated(event);
@@ -331,22 +345,27 @@ export class Plugin {
   }
 
   /**
-   * Asks a validator plugin about a merged adjustment.
+   * Asks a validator plugin about a merged adjustment; `signal` is the
+   * runtime's own for the request. Any failure fails the creation, whatever
+   * the policy; a timeout, lost connection or protocol error also closes the
+   * validator unless its policy keeps it (timeouts only) or `signal` aborted.
    *
    * @throws ValidatorRejectedError when it rejects; ValidatorFailedError when
-   *   it cannot be asked (then, on a local failure, it is also closed)
+   *   it cannot be asked
    */
-  async validate(request: ValidateContainerAdjustmentRequest): Promise<void> {
+  async validate(request: ValidateContainerAdjustmentRequest, signal?: AbortSignal): Promise<void> {
     if (!this.isValidator) return;
     const operation = eventName(Event.VALIDATE_CONTAINER_ADJUSTMENT);
     let rejection: Error | undefined;
     try {
       const response = await this.#timed(operation, () =>
-        this.#call("validateContainerAdjustment", operation, request, Date.now() + this.#host.requestTimeoutMs),
+        this.#call("validateContainerAdjustment", operation, request, Date.now() + this.#host.requestTimeoutMs, signal),
       );
       rejection = validationVerdict(response, this.fullName);
     } catch (error) {
-      this.#closedOnFatal(error, operation);
+      if (error instanceof PluginError && !signal?.aborted && dropsPlugin(error.local, this.failurePolicy)) {
+        this.#closeAfter(error, operation);
+      }
       throw new ValidatorFailedError(this.fullName, error);
     }
     if (rejection) throw rejection;
@@ -372,27 +391,46 @@ export class Plugin {
     if (this.#child) await killPlugin(this.#child);
   }
 
-  /** Calls a method; failures become PluginErrors naming this plugin. */
-  /** Closes the plugin when the error is fatal (timeout, lost connection, protocol error); says whether it did. */
-  #closedOnFatal(error: unknown, operation: string): boolean {
-    if (!(error instanceof PluginError && error.fatal)) return false;
+  /**
+   * What a failed lifecycle request means, as Go's handleRequestError
+   * decides it: the plugin's own error, and anything once the runtime's
+   * signal aborted, are returned unchanged; a failure (timeout, lost
+   * connection, protocol error) closes the plugin unless its policy keeps it
+   * (timeouts only), then either lets the request go on (undefined) or,
+   * with `failRequest`, fails it naming the plugin.
+   */
+  #handleRequestError(error: unknown, operation: string, signal: AbortSignal | undefined): unknown {
+    if (!(error instanceof PluginError) || signal?.aborted || !error.fatal) return error;
+    if (dropsPlugin(error.local, this.failurePolicy)) this.#closeAfter(error, operation);
+    if (this.failurePolicy?.failRequest) return error.failingRequest();
+    this.#host.logger.warn(`plugin ${this.fullName} failed to handle ${operation} request, proceeding without it: ${error.message}`, {
+      plugin: this.fullName,
+      operation,
+      error,
+    });
+    return undefined;
+  }
+
+  /** Closes the plugin after a failure, saying why. */
+  #closeAfter(error: PluginError, operation: string): void {
     this.#host.logger.error(`closing plugin ${this.fullName}, failed to handle ${operation} request: ${error.message}`, {
       plugin: this.fullName,
       operation,
       error,
     });
     this.close();
-    return true;
   }
 
+  /** Calls a method; failures become PluginErrors naming this plugin. */
   async #call<K extends PluginMethod>(
     method: K,
     operation: string,
     request: PluginRequest<K>,
     deadline: number,
+    signal?: AbortSignal,
   ): Promise<PluginResponse<K>> {
     try {
-      return await this.#transport.call(method, request, deadline);
+      return await this.#transport.call(method, request, deadline, signal);
     } catch (error) {
       const failure =
         error instanceof CallFailure
@@ -413,11 +451,12 @@ export class Plugin {
     operation: string,
     request: PluginRequest<K>,
     deadline: number,
+    signal: AbortSignal | undefined,
   ): Promise<PluginResponse<K>> {
     const carries = this.kind === "builtin" ? undefined : STATE_CHANGE_EVENTS.get(event);
     if (carries === undefined || !this.#stateChangeOnly) {
       try {
-        return await this.#call(method, operation, request, deadline);
+        return await this.#call(method, operation, request, deadline, signal);
       } catch (error) {
         const unimplemented = error instanceof PluginError && !error.fatal && error.code === Status.UNIMPLEMENTED;
         if (carries === undefined || !unimplemented) throw error;
@@ -431,6 +470,7 @@ export class Plugin {
       operation,
       { event, pod, container: carries === "container" ? container : undefined },
       deadline,
+      signal,
     );
     return {} as PluginResponse<K>;
   }

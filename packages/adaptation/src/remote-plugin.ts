@@ -12,6 +12,7 @@ import { Mux, type MuxError, PLUGIN_SERVICE_CONN, RUNTIME_SERVICE_CONN } from "@
 import { Channel, type MessageCodec, Server, StatusText } from "@nri-ts/ttrpc";
 import { ClientError, Status } from "nice-grpc-common";
 import {
+  abortedFailure,
   CallFailure,
   type LocalFailure,
   type PluginMethod,
@@ -39,6 +40,12 @@ const DEADLINE_SLACK_MS = 5;
 
 /** The local texts of a frame the plugin may not send (see @nri-ts/ttrpc's channel). */
 const PROTOCOL_ERROR = /^unexpected .* message received: protocol error$/;
+/**
+ * The channel's text for a Response frame whose envelope does not decode.
+ * Go's ttrpc returns the bare decoding error, which its adaptation does not
+ * count as a failure; we count it as a protocol error (see the README).
+ */
+const GARBLED_ENVELOPE = /^ttrpc: error unmarshalling response: /;
 
 /**
  * One plugin on the other end of a unix stream socket: NRI's mux over the
@@ -86,7 +93,12 @@ export class RemotePluginConnection implements PluginTransport {
     this.#mux.unblock();
   }
 
-  async call<K extends PluginMethod>(method: K, request: PluginRequest<K>, deadline: number): Promise<PluginResponse<K>> {
+  async call<K extends PluginMethod>(
+    method: K,
+    request: PluginRequest<K>,
+    deadline: number,
+    signal?: AbortSignal,
+  ): Promise<PluginResponse<K>> {
     const definition = PluginDefinition.methods[method];
     const requestType = definition.requestType as unknown as MessageCodec<PluginRequest<K>>;
     const responseType = definition.responseType as unknown as MessageType<PluginResponse<K>>;
@@ -96,9 +108,10 @@ export class RemotePluginConnection implements PluginTransport {
         PluginDefinition.fullName,
         definition.name,
         requestType.encode(request).finish(),
-        { deadline },
+        { deadline, signal },
       );
     } catch (error) {
+      if (signal?.aborted && error === signal.reason) throw abortedFailure(signal);
       throw this.#failure(error, deadline);
     }
     try {
@@ -127,6 +140,7 @@ export class RemotePluginConnection implements PluginTransport {
     }
     if (this.#channel.isClosed) return localFailure(code, StatusText.closed, "closed", cause);
     if (code === Status.UNKNOWN && PROTOCOL_ERROR.test(details)) return localFailure(code, details, "protocol", cause);
+    if (code === Status.INTERNAL && GARBLED_ENVELOPE.test(details)) return localFailure(code, details, "protocol", cause);
     return new CallFailure(goStatusText(code, details), code, details, undefined, { cause });
   }
 
