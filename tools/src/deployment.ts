@@ -13,7 +13,9 @@ import type { WorkspacePackage } from "./workspace.js";
 /** Where the runtime's NRI socket is, on the node and for the plugin. */
 export const NRI_SOCKET = "/var/run/nri/nri.sock";
 /** Where a plugin's image installs the packages. */
-export const IMAGE_APP_DIR = "/opt/nri-ts";
+export const IMAGE_APP_DIR = "/app";
+/** Node in the base image (and where packages/e2e puts the host's). */
+export const IMAGE_NODE = "/usr/local/bin/node";
 /** The overlays every plugin has, and the image each one runs. */
 export const OVERLAYS = ["release", "local"] as const;
 
@@ -62,10 +64,7 @@ export function dockerfileProblems(pkg: WorkspacePackage): string[] {
     problems.push(`FROM ${image.from}: use a small Node ≥ 20 base (node:20-bookworm-slim)`);
   }
   if (image.workdir !== IMAGE_APP_DIR) problems.push(`WORKDIR must be ${IMAGE_APP_DIR}, where the packages are installed`);
-  if (image.env.NRI_PLUGIN_NAME !== pluginName(pkg)) {
-    problems.push(`ENV NRI_PLUGIN_NAME=${pluginName(pkg)} is missing (the images of the Go plugins set it too; the runtime and logs see the plugin by that name)`);
-  }
-  const entrypoint = ["node", `${IMAGE_APP_DIR}/node_modules/${pkg.manifest.name}/${program}`];
+  const entrypoint = [IMAGE_NODE, `${IMAGE_APP_DIR}/node_modules/${pkg.manifest.name}/${program}`];
   if (JSON.stringify(image.entrypoint) !== JSON.stringify(entrypoint)) {
     problems.push(`ENTRYPOINT must be ${JSON.stringify(entrypoint)} (the package's bin), not ${JSON.stringify(image.entrypoint)}`);
   }
