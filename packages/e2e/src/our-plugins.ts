@@ -31,6 +31,11 @@ export function ulimitAdjuster(runtime: Runtime, index: string): PluginCommand {
   return nodePlugin("ulimit-adjuster", "plugins/ulimit-adjuster", ["-idx", index, "-socket", runtime.layout.nriSocket, "-verbose"]);
 }
 
+/** `nri-device-injector` on the runtime's socket. */
+export function deviceInjector(runtime: Runtime, index: string): PluginCommand {
+  return nodePlugin("device-injector", "plugins/device-injector", ["-idx", index, "-socket-path", runtime.layout.nriSocket, "-verbose"]);
+}
+
 /** The Go logger (upstream's pkg/stub), every event as a JSON line to `<logs>/go-logger.events`. */
 export function goLogger(runtime: Runtime, index: string): PluginCommand {
   const { nriSocket, logs } = runtime.layout;
