@@ -6,6 +6,7 @@ require (
 	github.com/containerd/log v0.1.0
 	github.com/containerd/nri v0.12.5
 	github.com/containerd/ttrpc v1.2.7
+	github.com/moby/sys/mountinfo v0.7.2
 	github.com/sirupsen/logrus v1.9.4
 	go.yaml.in/yaml/v3 v3.0.5
 	google.golang.org/grpc v1.65.1

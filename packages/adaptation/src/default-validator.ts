@@ -1,6 +1,13 @@
 import type { ValidateContainerAdjustmentRequest, ValidateContainerAdjustmentResponse } from "@nri-ts/api";
-import { Field, goQuote, ParseBoolError, parseGoBool, SecurityProfile_ProfileType } from "@nri-ts/api";
-import { effectiveAnnotation, REQUIRED_PLUGINS_ANNOTATION } from "./annotations.js";
+import {
+  effectiveAnnotation,
+  Field,
+  goQuote,
+  ParseBoolError,
+  parseGoBool,
+  REQUIRED_PLUGINS_ANNOTATION,
+  SecurityProfile_ProfileType,
+} from "@nri-ts/api";
 import type { DefaultValidatorConfig } from "./default-validator-config.js";
 import { compoundOwner, compoundOwners, simpleOwner } from "./owners.js";
 import { pluginMap } from "./validation.js";

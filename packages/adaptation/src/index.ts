@@ -1,7 +1,8 @@
 // Its types use Node's (streams, sockets, Buffer): the reference stays in the .d.ts for projects with "types": [].
 /// <reference types="node" preserve="true" />
 // Merge engine: ownership, merged results, validation (pure, no transport).
-export { ANNOTATION_DOMAIN, REQUIRED_PLUGINS_ANNOTATION, effectiveAnnotation } from "./annotations.js";
+// where they were first; they live in @nri-ts/api now, for plugins too
+export { ANNOTATION_DOMAIN, effectiveAnnotation, REQUIRED_PLUGINS_ANNOTATION } from "@nri-ts/api";
 export { copyResources } from "./copy-resources.js";
 export { CreateContainerResult } from "./create-container-result.js";
 export {

@@ -1,5 +1,6 @@
 export * from "./gen/nri/pkg/api/v1alpha1/api.js";
 
+export { ANNOTATION_DOMAIN, effectiveAnnotation, REQUIRED_PLUGINS_ANNOTATION } from "./annotations.js";
 export {
   AdjustmentBuilder,
   type DeviceInput,
@@ -22,6 +23,7 @@ export {
   UnknownEventError,
 } from "./events.js";
 export { type ExitCodeMeaning, explainExitCode, signalName } from "./exit-code.js";
+export { codeOf, goPathError, isNotExist } from "./go-errors.js";
 export { goQuote, goQuoteRune, goTrimSpace, ParseBoolError, parseGoBool } from "./go-text.js";
 export {
   type Int64Like,

@@ -21,6 +21,15 @@ describe("plain", () => {
     });
   });
 
+  it("keeps list items that hold a default, as what they are", () => {
+    expect(plain({ schemata: { value: [""] }, args: ["a", "", "b"], ids: [0n, 1n], hooks: [{ path: "" }] })).toEqual({
+      schemata: [""],
+      args: ["a", "", "b"],
+      ids: [0, 1],
+      hooks: [{}],
+    });
+  });
+
   it("writes 64-bit integers beyond 2^53 as text", () => {
     expect(plain({ t: 1767225600000000000n, n: 42n })).toEqual({ t: "1767225600000000000", n: 42 });
   });

@@ -29,6 +29,14 @@ function mapEntries(map: object): { [key: string]: Plain } | undefined {
   return Object.keys(out).length === 0 ? undefined : out;
 }
 
+/** A list's item that is a default is still an item: `""`, `0`, `false`, `{}`. */
+function emptyItem(item: unknown): Plain {
+  if (typeof item === "string") return "";
+  if (typeof item === "number" || typeof item === "bigint") return 0;
+  if (typeof item === "boolean") return false;
+  return item === null || item === undefined ? null : {};
+}
+
 /** The value with defaults dropped; undefined when nothing is left. */
 export function plain(value: unknown): Plain | undefined {
   if (value === undefined || value === null) return undefined;
@@ -37,7 +45,7 @@ export function plain(value: unknown): Plain | undefined {
   if (typeof value === "string") return value === "" ? undefined : value;
   if (typeof value === "boolean") return value ? true : undefined;
   if (Array.isArray(value)) {
-    const items = value.map((item) => plain(item) ?? null);
+    const items = value.map((item) => plain(item) ?? emptyItem(item));
     return items.length === 0 ? undefined : items;
   }
   if (typeof value === "object") {

@@ -6,7 +6,7 @@
  */
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { codeOf, goPathError, isNotExist } from "./go-errors.js";
+import { codeOf, goPathError, isNotExist } from "@nri-ts/api";
 import { type HookDefinition, parseHookFile } from "./hook-file.js";
 
 /** Where packages install hooks (the lower precedence). */

@@ -13,9 +13,8 @@
  * Both become a {@link HookDefinition}. Error texts are the library's.
  */
 import { accessSync, constants } from "node:fs";
-import { goQuote } from "@nri-ts/api";
+import { goPathError, goQuote } from "@nri-ts/api";
 import { RE2JS } from "re2js";
-import { goPathError } from "./go-errors.js";
 import { go, type GoType } from "@nri-ts/sigs-yaml";
 import { type GoValue, unmarshalGoJson } from "./go-json.js";
 

@@ -8,9 +8,8 @@ import { EventEmitter } from "node:events";
 import { type FSWatcher, watch } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { goQuote } from "@nri-ts/api";
+import { goPathError, goQuote } from "@nri-ts/api";
 import type { Logger } from "@nri-ts/stub";
-import { goPathError } from "./go-errors.js";
 import { type HookSet, type HooksRead, readHooksDirs, startupError } from "./hook-dirs.js";
 
 /** Start-up failed: the hooks could not be read, or the directories not watched. The message is the Go plugin's. */

@@ -1,6 +1,8 @@
 /**
- * Node's file-system errors worded as Go's `*os.PathError` words them
- * (`open /etc/x.json: permission denied`), and Go's "does not exist" test.
+ * Node.js system errors worded as Go's `*os.PathError` words them
+ * (`open /etc/x.json: permission denied`), and Go's "does not exist" test,
+ * for ports whose error texts come from Go's os package. Nothing here
+ * touches the file system: it reads the `code` Node.js puts on its errors.
  */
 
 /** strerror texts as Go's syscall package has them, for the errors file reads meet. */

@@ -1,4 +1,4 @@
-import type { PodSandbox } from "@nri-ts/api";
+import type { PodSandbox } from "./gen/nri/pkg/api/v1alpha1/api.js";
 
 /** The domain of NRI's own annotations. */
 export const ANNOTATION_DOMAIN = "noderesource.dev";
@@ -7,8 +7,9 @@ export const ANNOTATION_DOMAIN = "noderesource.dev";
 export const REQUIRED_PLUGINS_ANNOTATION = `required-plugins.${ANNOTATION_DOMAIN}`;
 
 /**
- * The value of an NRI annotation for one container of a pod, looked up on
- * the pod's annotations only: `<key>/container.<container>` first, then
+ * The value of an NRI annotation for one container of a pod, as Go's
+ * `pkg/plugin.GetEffectiveAnnotation` finds it (plugins and the default
+ * validator use it), looked up on the pod's annotations only: `<key>/container.<container>` first, then
  * `<key>/pod`, then `<key>`. Undefined when none is set.
  */
 export function effectiveAnnotation(pod: PodSandbox | undefined, key: string, container: string): string | undefined {

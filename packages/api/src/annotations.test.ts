@@ -1,4 +1,4 @@
-import { PodSandbox } from "@nri-ts/api";
+import { PodSandbox } from "./gen/nri/pkg/api/v1alpha1/api.js";
 import { describe, expect, it } from "vitest";
 import { effectiveAnnotation, REQUIRED_PLUGINS_ANNOTATION } from "./annotations.js";
 
