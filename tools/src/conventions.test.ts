@@ -32,7 +32,7 @@ describe("package conventions (CONTRIBUTING.md)", () => {
       'packages/api/package.json: "publishConfig" must be {"access":"public"}, not absent',
       'packages/api/package.json: "exports" must have "./package.json": "./package.json" (tools read it)',
       'packages/api/package.json: exports["."] must be {"@nri-ts/source": "./src/….ts", "types": "./dist/….d.ts", "default": "./dist/….js"}',
-      'packages/api/package.json: bin "x" must point at a ./dist/….js file',
+      'packages/api/package.json: bin "x" must be "dist/….js" (npm publish rewrites "./dist/…" and warns)',
       "packages/api/README.md must say which upstream version it matches: mention github.com/containerd/nri v9.9.9",
     ]);
   });

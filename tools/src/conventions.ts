@@ -73,8 +73,8 @@ function binProblems(pkg: WorkspacePackage): string[] {
   const bin = pkg.manifest.bin;
   const entries = typeof bin === "string" ? { [pkg.manifest.name]: bin } : (bin ?? {});
   return Object.entries(entries).flatMap(([command, target]) => {
-    const source = /^\.\/dist\/(.+)\.js$/.exec(target);
-    if (!source) return [`package.json: bin "${command}" must point at a ./dist/….js file`];
+    const source = /^dist\/(.+)\.js$/.exec(target);
+    if (!source) return [`package.json: bin "${command}" must be "dist/….js" (npm publish rewrites "./dist/…" and warns)`];
     const file = join(pkg.dir, "src", `${source[1]}.ts`);
     if (!existsSync(file)) return [`package.json: bin "${command}": src/${source[1]}.ts does not exist`];
     return readFileSync(file, "utf8").startsWith("#!/usr/bin/env node\n")

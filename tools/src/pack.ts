@@ -21,12 +21,12 @@ export function dependencyClosure(name: string): string[] {
   return [...found];
 }
 
-/** Packs the packages (built first: `npm run build`) into `dir`; resolves to the tarballs' paths, in order. */
-export async function pack(names: string[], dir: string): Promise<string[]> {
+/** Packs the packages (built first: `npm run build`) into `dir`; resolves to each package's tarball path, by name. */
+export async function pack(names: string[], dir: string): Promise<Record<string, string>> {
   const { stdout } = await run(
     "npm",
     ["pack", "--json", "--pack-destination", dir, ...names.flatMap((name) => ["-w", name])],
     { cwd: ROOT, maxBuffer: 64 << 20 },
   );
-  return (JSON.parse(stdout) as { filename: string }[]).map((entry) => join(dir, entry.filename));
+  return Object.fromEntries((JSON.parse(stdout) as { name: string; filename: string }[]).map((entry) => [entry.name, join(dir, entry.filename)]));
 }
