@@ -36,6 +36,16 @@ export function deviceInjector(runtime: Runtime, index: string): PluginCommand {
   return nodePlugin("device-injector", "plugins/device-injector", ["-idx", index, "-socket-path", runtime.layout.nriSocket, "-verbose"]);
 }
 
+/** `nri-hook-injector` on the runtime's socket, reading (and watching) `hooksDir` only. */
+export function hookInjector(runtime: Runtime, index: string, hooksDir: string): PluginCommand {
+  return nodePlugin("hook-injector", "plugins/hook-injector", ["-idx", index, "-socket-path", runtime.layout.nriSocket, "-hooks-dirs", hooksDir, "-verbose"]);
+}
+
+/** `nri-writable-cgroups` on the runtime's socket, checking `mountFile` for nsdelegate. */
+export function writableCgroups(runtime: Runtime, index: string, mountFile: string): PluginCommand {
+  return nodePlugin("writable-cgroups", "plugins/writable-cgroups", ["-idx", index, "-socket-path", runtime.layout.nriSocket, "-host-mount-file", mountFile, "-verbose"]);
+}
+
 /** The Go logger (upstream's pkg/stub), every event as a JSON line to `<logs>/go-logger.events`. */
 export function goLogger(runtime: Runtime, index: string): PluginCommand {
   const { nriSocket, logs } = runtime.layout;
