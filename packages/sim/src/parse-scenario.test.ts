@@ -205,8 +205,16 @@ steps:
 });
 
 describe("parseScenario on hostile nesting", () => {
-  it("refuses a document nested thousands deep with a scenario error", () => {
-    expect(() => parseScenario(`name: x\nsteps: ${"[".repeat(5000)}`)).toThrow(ScenarioError);
-    expect(() => parseScenario(`name: x\nsteps: ${"[".repeat(5000)}`)).toThrow(/nested deeper than 300 levels/);
+  it("refuses a document nested thousands deep with a scenario error at the line where it got too deep", () => {
+    const deep = `name: x\nsteps:\n  - ${"[".repeat(5000)}`;
+    expect(() => parseScenario(deep, "deep.yaml")).toThrow(ScenarioError);
+    expect(() => parseScenario(deep, "deep.yaml")).toThrow(/^deep\.yaml:3:\d+: nested deeper than 300 levels$/);
+  });
+
+  it("reads a wide scenario: hundreds of annotations on one line, brackets in quoted values", () => {
+    const annotations = Array.from({ length: 400 }, (_, i) => `a${i}: "[{v${i}}]"`).join(", ");
+    const scenario = parseScenario(`pods: [{name: web, annotations: {${annotations}}}]\nsteps: [{run-pod: web}]\n`);
+    expect(Object.keys(scenario.pods[0].annotations)).toHaveLength(400);
+    expect(scenario.pods[0].annotations.a399).toBe("[{v399}]");
   });
 });

@@ -5,7 +5,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { basename, extname } from "node:path";
-import { MAX_YAML_NESTING, yamlMayNestDeeperThan } from "@nri-ts/api";
+import { MAX_YAML_NESTING, whereYamlNestsDeeperThan } from "@nri-ts/api";
 import { Document, LineCounter, parseDocument } from "yaml";
 import { DEFAULT_RUNTIME, readContainer, readPod, readRuntime } from "./read-entities.js";
 import { readExpectation } from "./read-expectations.js";
@@ -95,8 +95,9 @@ function finish(scenario: Scenario | undefined, log: IssueLog, file: string | un
 export function parseScenario(text: string, file?: string): Scenario {
   const lines = new LineCounter();
   const log = new IssueLog(lines);
-  if (yamlMayNestDeeperThan(text)) {
-    log.addAt(undefined, undefined, "", `nested deeper than ${MAX_YAML_NESTING} levels`);
+  const tooDeep = whereYamlNestsDeeperThan(text);
+  if (tooDeep !== undefined) {
+    log.addAt(tooDeep.line, tooDeep.column, "", `nested deeper than ${MAX_YAML_NESTING} levels`);
     throw new ScenarioError(file, log.issues);
   }
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true });
