@@ -380,3 +380,50 @@ describe("a garbled reply envelope is a protocol error (deliberately unlike Go, 
     expect(runtime.pluginNames).toEqual([]);
   });
 });
+
+describe("the onPluginFailure observer", () => {
+  test("hears each failure with what the policy decided; the plugin's own errors and the runtime's signal are not failures", async () => {
+    await runtime.close();
+    const heard: unknown[] = [];
+    runtime = await TestRuntime.create({
+      requestTimeoutMs: 300,
+      onPluginFailure: ({ plugin, operation, error, policy, dropped, requestFailed }) =>
+        heard.push({ plugin, operation, message: error.message, policy, dropped, requestFailed }),
+    });
+    await runtime.adaptation.start();
+    let mode: "hang" | "error" = "hang";
+    await attachFailing("test", { failRequest: true, keepConnected: true }, () => ({
+      runPodSandbox: async () => {
+        if (mode === "error") throw new Error("no");
+        return forever();
+      },
+    }));
+    await runtime.attach({ index: "10", name: "validator", events: validates, handlers: { validateContainerAdjustment: forever } });
+    await expect(runtime.adaptation.runPodSandbox(runPod)).rejects.toThrow(/failed to handle RunPodSandbox request/);
+    mode = "error";
+    await expect(runtime.adaptation.runPodSandbox(runPod)).rejects.toThrow("rpc error: code = Unknown desc = no");
+    mode = "hang";
+    await expect(runtime.adaptation.runPodSandbox(runPod, { signal: AbortSignal.timeout(50) })).rejects.toThrow(
+      "context deadline exceeded",
+    );
+    await expect(runtime.adaptation.createContainer(createRequest("pod0", "ctr0"))).rejects.toThrow(/^validator plugin 10-validator failed/);
+    expect(heard).toEqual([
+      {
+        plugin: "00-test",
+        operation: "RunPodSandbox",
+        message: "context deadline exceeded",
+        policy: { failRequest: true, keepConnected: true },
+        dropped: false,
+        requestFailed: true,
+      },
+      {
+        plugin: "10-validator",
+        operation: "ValidateContainerAdjustment",
+        message: "context deadline exceeded",
+        policy: undefined,
+        dropped: true,
+        requestFailed: true,
+      },
+    ]);
+  });
+});

@@ -35,6 +35,7 @@ import { CreateContainerResult } from "./create-container-result.js";
 import { defaultValidator } from "./default-validator.js";
 import type { DefaultValidatorConfig } from "./default-validator-config.js";
 import { discoverPlugins } from "./discovery.js";
+import type { PluginFailure } from "./failure-policy.js";
 import { launchPlugin } from "./launch.js";
 import { PluginListener } from "./listener.js";
 import { Mutex, type Release, ReadWriteLock } from "./locks.js";
@@ -141,6 +142,12 @@ export interface AdaptationOptions {
    * exception it throws is logged and otherwise ignored.
    */
   onMerge?: (event: MergeEvent) => void;
+  /**
+   * Hears every failure of a plugin (timeout, lost connection, protocol
+   * error) and what its failure policy decided: dropped or kept, request
+   * failed or went on. An exception it throws is logged and ignored.
+   */
+  onPluginFailure?: (failure: PluginFailure) => void;
   /** Receives deprecation warnings; without one they are logged. */
   deprecations?: DeprecationRecorder;
   /** The NRI version told to plugins (default this package's, v0.12.5). */
@@ -262,6 +269,13 @@ export class Adaptation {
         return adaptation.#requestTimeoutMs;
       },
       updateContainers: (request, plugin) => this.#updateFn(request.update, { plugin, evictions: request.evict }),
+      pluginFailed: (failure) => {
+        try {
+          options.onPluginFailure?.(failure);
+        } catch (error) {
+          this.#logger.error(`NRI plugin failure observer failed: ${errorText(error)}`, { plugin: failure.plugin, error });
+        }
+      },
     };
   }
 

@@ -60,6 +60,7 @@ export {
 } from "./adaptation.js";
 export type { BuiltinHandlers, BuiltinPlugin } from "./builtin-plugin.js";
 export { DiscoveryError } from "./discovery.js";
+export type { PluginFailure } from "./failure-policy.js";
 export {
   Deprecation,
   type DeprecationRecorder,

@@ -20,7 +20,7 @@ import {
 import { Status } from "nice-grpc-common";
 import { type BuiltinHandlers, BuiltinTransport } from "./builtin-plugin.js";
 import { killPlugin } from "./launch.js";
-import { dropsPlugin } from "./failure-policy.js";
+import { dropsPlugin, type PluginFailure } from "./failure-policy.js";
 import { Deprecation, type DeprecationRecorder, type Logger, type Metrics } from "./observability.js";
 import { PluginError } from "./plugin-error.js";
 import {
@@ -51,6 +51,8 @@ export interface PluginHost {
   readonly requestTimeoutMs: number;
   /** Passes a plugin's unsolicited updates to the runtime; resolves to those that failed. */
   updateContainers(request: UpdateContainersRequest, plugin: string): Promise<ContainerUpdate[]>;
+  /** A plugin failed a request, and its policy decided. */
+  pluginFailed(failure: PluginFailure): void;
 }
 
 /** Starting a plugin (registration and Configure) failed. */
@@ -363,8 +365,10 @@ export class Plugin {
       );
       rejection = validationVerdict(response, this.fullName);
     } catch (error) {
-      if (error instanceof PluginError && !signal?.aborted && dropsPlugin(error.local, this.failurePolicy)) {
-        this.#closeAfter(error, operation);
+      if (error instanceof PluginError && error.fatal && !signal?.aborted) {
+        const dropped = dropsPlugin(error.local, this.failurePolicy);
+        if (dropped) this.#closeAfter(error, operation);
+        this.#failed(error, operation, dropped, true);
       }
       throw new ValidatorFailedError(this.fullName, error);
     }
@@ -401,14 +405,21 @@ export class Plugin {
    */
   #handleRequestError(error: unknown, operation: string, signal: AbortSignal | undefined): unknown {
     if (!(error instanceof PluginError) || signal?.aborted || !error.fatal) return error;
-    if (dropsPlugin(error.local, this.failurePolicy)) this.#closeAfter(error, operation);
-    if (this.failurePolicy?.failRequest) return error.failingRequest();
+    const dropped = dropsPlugin(error.local, this.failurePolicy);
+    if (dropped) this.#closeAfter(error, operation);
+    const requestFailed = this.failurePolicy?.failRequest ?? false;
+    this.#failed(error, operation, dropped, requestFailed);
+    if (requestFailed) return error.failingRequest();
     this.#host.logger.warn(`plugin ${this.fullName} failed to handle ${operation} request, proceeding without it: ${error.message}`, {
       plugin: this.fullName,
       operation,
       error,
     });
     return undefined;
+  }
+
+  #failed(error: PluginError, operation: string, dropped: boolean, requestFailed: boolean): void {
+    this.#host.pluginFailed({ plugin: this.fullName, operation, error, policy: this.failurePolicy, dropped, requestFailed });
   }
 
   /** Closes the plugin after a failure, saying why. */

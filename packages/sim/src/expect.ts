@@ -46,6 +46,7 @@ export function checkExpectation(expectation: Expectation, step: StepReport, vie
     failures.push(...mismatches(expectation.updates, updates, "updates"));
   }
   if (expectation.evictions !== undefined) failures.push(...mismatches(expectation.evictions, step.evictions, "evictions"));
+  if (expectation.failures !== undefined) failures.push(...mismatches(expectation.failures, step.failures, "failures"));
   for (const [plugin, events] of Object.entries(expectation.events ?? {})) {
     const got = step.events.filter((e) => e.plugin === plugin).map((e) => e.event);
     if (got.join() !== events.join()) {

@@ -9,6 +9,15 @@ import type { Plugin } from "@nri-ts/stub";
 /** The marker line; starts with a control character no log line starts with. */
 export const HANDLER_DONE_MARK = "\u0010nri-sim:handler-done";
 
+/**
+ * The child's answers to the simulator's fault commands on its stdin
+ * (`{"arm": {fault, on?}}`, `{"disarm": true}`), and the line it writes when
+ * an armed fault happens (before it happens).
+ */
+export const FAULT_ARMED_MARK = "\u0010nri-sim:fault-armed";
+export const FAULT_DISARMED_MARK = "\u0010nri-sim:fault-disarmed";
+export const FAULT_FIRED_MARK = "\u0010nri-sim:fault-fired";
+
 /** The plugin's methods that answer a request the runtime counts as an invocation. */
 const COUNTED = [
   "synchronize",

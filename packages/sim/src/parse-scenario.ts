@@ -9,6 +9,7 @@ import { MAX_YAML_NESTING, whereYamlNestsDeeperThan } from "@nri-ts/api";
 import { Document, LineCounter, parseDocument } from "yaml";
 import { DEFAULT_RUNTIME, readContainer, readPod, readRuntime } from "./read-entities.js";
 import { readExpectation } from "./read-expectations.js";
+import { readPluginSettings } from "./read-plugins.js";
 import { readStep } from "./read-steps.js";
 import type { ContainerSpec, Expectation, PodSpec, Scenario, Step } from "./scenario.js";
 import { goodPodNames, Names } from "./scenario-names.js";
@@ -32,7 +33,7 @@ export function formatIssue(file: string | undefined, issue: ScenarioIssue): str
   return `${where}: ${issue.path ? `${issue.path}: ` : ""}${issue.message}`;
 }
 
-const TOP_FIELDS = ["name", "description", "runtime", "pods", "containers", "steps", "expect"] as const;
+const TOP_FIELDS = ["name", "description", "runtime", "plugins", "pods", "containers", "steps", "expect"] as const;
 
 function lineOf(value: YamlValue, lines: LineCounter | undefined): number | undefined {
   const offset = value.node?.range?.[0];
@@ -77,6 +78,7 @@ function readScenario(root: YamlValue, lines: LineCounter | undefined, file: str
     containers: goodContainers,
     steps: steps.filter((s): s is Step => s !== undefined),
     expect: expect.filter((e): e is Expectation => e !== undefined),
+    plugins: f.plugins.optional(readPluginSettings) ?? {},
   };
 }
 

@@ -16,8 +16,9 @@ import { basename, extname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { checkPluginIndex, checkPluginName } from "@nri-ts/api";
-import { type Logger, type LogFn, type Plugin, Stub } from "@nri-ts/stub";
-import { HANDLER_DONE_MARK } from "./output-marks.js";
+import { type FailurePolicyInput, type Logger, type LogFn, type Plugin, Stub } from "@nri-ts/stub";
+import { type ArmedFault, FaultSwitch, faultingHandlers } from "./faults.js";
+import { FAULT_ARMED_MARK, FAULT_DISARMED_MARK, FAULT_FIRED_MARK, HANDLER_DONE_MARK } from "./output-marks.js";
 import type { PluginSource } from "./report.js";
 
 /** A plugin for `simulate`. Without `name` and `index`, a file named `NN-name` gives both. */
@@ -117,6 +118,10 @@ export interface ConnectedPlugin {
   settled?(calls: number, timeoutMs: number): Promise<void>;
   /** Disconnects it (and ends its process). */
   stop(): Promise<void>;
+  /** Arms a fault for its next matching request (plugins the simulator runs: objects and modules). */
+  arm?(fault: ArmedFault): Promise<void>;
+  /** Disarms; resolves to whether the fault happened. */
+  disarm?(): Promise<boolean>;
 }
 
 /** Receives a line a plugin printed or logged. */
@@ -139,17 +144,27 @@ export async function startObjectPlugin(
   socketPath: string,
   output: OutputSink,
   source: PluginSource = "object",
+  failurePolicy?: FailurePolicyInput,
 ): Promise<ConnectedPlugin & { stub: Stub }> {
   const fullName = `${identity.index}-${identity.name}`;
-  const stub = new Stub(plugin, {
+  const faults = new FaultSwitch();
+  const stub = new Stub(faultingHandlers(plugin, faults), {
     ...identity,
     socketPath,
     env: {},
     logger: reportingLogger(fullName, output),
     onClose: () => {},
+    failurePolicy,
   });
   await stub.start();
-  return { fullName, source, stub, stop: () => stub.stop() };
+  return {
+    fullName,
+    source,
+    stub,
+    stop: () => stub.stop(),
+    arm: async (fault) => faults.arm(fault),
+    disarm: async () => faults.disarm(),
+  };
 }
 
 /** The host script beside this module: `.ts` when running from sources. */
@@ -198,20 +213,35 @@ export function startModulePlugin(
   socketPath: string,
   output: OutputSink,
   config = "",
+  failurePolicy?: FailurePolicyInput,
 ): ConnectedPlugin {
   const fullName = `${identity.index}-${identity.name}`;
   const path = resolve(modulePath);
   const host = hostScript();
+  const options = JSON.stringify({ failurePolicy });
   const child: ChildProcess = spawn(
     process.execPath,
-    [...childNodeOptions(path, host.fromSources), host.path, path, identity.index, identity.name, socketPath, config],
-    { stdio: ["ignore", "pipe", "pipe"] },
+    [...childNodeOptions(path, host.fromSources), host.path, path, identity.index, identity.name, socketPath, config, options],
+    { stdio: ["pipe", "pipe", "pipe"] },
   );
+  child.stdin?.on("error", () => {}); // a child that is gone takes no more commands
   let stopping = false;
   let gone = false;
   let calls = 0;
   const waiting = new Set<() => void>();
+  /** Answers to fault commands, in order, and whether the armed fault happened. */
+  const answers: Array<() => void> = [];
+  let fired = false;
+  const outputDone = new Promise<void>((done) => (child.stdout ? child.stdout.once("close", () => done()) : done()));
+  const command = (line: object): Promise<void> =>
+    new Promise((answer) => {
+      if (gone) return answer();
+      answers.push(answer);
+      child.stdin?.write(`${JSON.stringify(line)}\n`);
+    });
   forwardLines(child.stdout, (line) => {
+    if (line === FAULT_FIRED_MARK) return void (fired = true);
+    if (line === FAULT_ARMED_MARK || line === FAULT_DISARMED_MARK) return answers.shift()?.();
     if (line !== HANDLER_DONE_MARK) return output(fullName, line);
     calls += 1;
     for (const check of waiting) check();
@@ -221,6 +251,7 @@ export function startModulePlugin(
     const end = () => {
       gone = true;
       for (const check of waiting) check();
+      for (const answer of answers.splice(0)) answer();
       done();
     };
     child.on("error", (error) => {
@@ -255,6 +286,16 @@ export function startModulePlugin(
       stopping = true;
       child.kill("SIGTERM");
       await ended;
+    },
+    async arm(fault) {
+      fired = false;
+      await command({ arm: fault });
+    },
+    // its fired line comes before the answer, or before the end of its output
+    async disarm() {
+      await command({ disarm: true });
+      if (gone) await outputDone;
+      return fired;
     },
   };
 }

@@ -18,6 +18,7 @@ const EXPECT_FIELDS = [
   "container",
   "containers",
   "closed",
+  "failures",
 ] as const;
 
 function stepContainer(step: Step): string | undefined {
@@ -88,6 +89,7 @@ export function readExpectation(value: YamlValue, steps: (Step | undefined)[], n
   }
   if (Object.keys(containers).length > 0) expectation.containers = containers;
   if (f.closed.present) expectation.closed = f.closed.stringList();
+  if (f.failures.present) expectation.failures = f.failures.list() && f.failures.plain();
   return expectation;
 }
 

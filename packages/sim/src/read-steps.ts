@@ -4,6 +4,7 @@
  */
 import type { LinuxResources } from "@nri-ts/api";
 import { readDuration } from "./read-entities.js";
+import { readFaults } from "./read-plugins.js";
 import { readResources } from "./read-resources.js";
 import type { EvictionSpec, Step, StepKind, UpdateSpec } from "./scenario.js";
 import type { Names } from "./scenario-names.js";
@@ -51,9 +52,17 @@ function readExit(value: YamlValue, names: Names, kind: "exit" | "stop", text: (
   };
 }
 
+/** A step: its action, and the faults (`faults:`) plugins commit during it. */
 export function readStep(value: YamlValue, names: Names): Step | undefined {
-  const entries = value.entries(`a step: a mapping with one of ${STEP_KINDS.join(", ")}`);
-  if (!entries) return undefined;
+  const all = value.entries(`a step: a mapping with one of ${STEP_KINDS.join(", ")}`);
+  if (!all) return undefined;
+  const faultsValue = all.find(([key]) => key === "faults")?.[1];
+  const faults = faultsValue && readFaults(faultsValue);
+  const action = readAction(value, all.filter(([key]) => key !== "faults"), names);
+  return action && faults && faults.length > 0 ? { ...action, faults } : action;
+}
+
+function readAction(value: YamlValue, entries: [string, YamlValue][], names: Names): Step | undefined {
   if (entries.length !== 1) {
     return value.error(
       entries.length === 0

@@ -5,11 +5,12 @@
  * callbacks report updates and evictions, child plugins their output.
  */
 import type { OwningPlugins } from "@nri-ts/api";
-import type { Metrics } from "@nri-ts/adaptation";
-import type { DeliveredEvent, EvictionReport, OutputLine, UpdateReport } from "./report.js";
+import type { Metrics, PluginFailure } from "@nri-ts/adaptation";
+import type { DeliveredEvent, EvictionReport, FailureReport, OutputLine, UpdateReport } from "./report.js";
 
 export class StepRecord {
   readonly events: DeliveredEvent[] = [];
+  readonly failures: FailureReport[] = [];
   readonly updates: UpdateReport[] = [];
   readonly evictions: EvictionReport[] = [];
   readonly output: OutputLine[] = [];
@@ -44,6 +45,19 @@ export class Recorder implements Metrics {
   /** The adaptation's `onMerge` option: keeps the owners of every merged CreateContainer, UpdateContainer and StopContainer. */
   readonly merged = ({ request, owners }: MergedOwners): void => {
     this.owners.set(request, owners);
+  };
+
+  /** The adaptation's `onPluginFailure` option: what each failure's policy decided. */
+  readonly pluginFailed = ({ plugin, operation, error, policy, requestFailed, dropped }: PluginFailure): void => {
+    if (this.hidden.has(plugin)) return;
+    this.current.failures.push({
+      plugin,
+      event: operation,
+      error: error.message,
+      ...(policy && { policy: { failRequest: policy.failRequest, keepConnected: policy.keepConnected } }),
+      requestFailed,
+      dropped,
+    });
   };
 
   /** The owners of the request that was sent as `request`, once the adaptation has merged it. */

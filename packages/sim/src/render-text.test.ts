@@ -32,6 +32,7 @@ const step: StepReport = {
   evictions: [],
   validation: [{ plugin: "10-logger", accepted: true }],
   closed: [],
+  failures: [],
   ignored: ["linux.resources.memory.reservation"],
   output: [{ plugin: "10-logger", text: "CreateContainer: pod: web" }],
   container: { name: "app", status: "created" },
@@ -56,6 +57,44 @@ describe("renderStep", () => {
         "     container app: created",
       ].join("\n"),
     );
+  });
+
+  it("shows the faults asked for and what each failure's policy decided", () => {
+    const failing = renderStep({
+      ...step,
+      ok: false,
+      error: "plugin 10-net failed to handle CreateContainer request: context deadline exceeded",
+      events: [{ plugin: "10-net", event: "CreateContainer", error: "context deadline exceeded" }],
+      changes: [],
+      updates: [],
+      validation: [],
+      ignored: [],
+      output: [],
+      faults: [
+        { plugin: "10-net", fault: "timeout", on: "CreateContainer", happened: true },
+        { plugin: "20-dns", fault: "disconnect", happened: false },
+      ],
+      failures: [
+        {
+          plugin: "10-net",
+          event: "CreateContainer",
+          error: "context deadline exceeded",
+          policy: { failRequest: true, keepConnected: true },
+          requestFailed: true,
+          dropped: false,
+        },
+        { plugin: "30-log", event: "CreateContainer", error: "ttrpc: closed", requestFailed: false, dropped: true },
+      ],
+    });
+    expect(failing.split("\n").slice(2, 9)).toEqual([
+      "     10-net  CreateContainer ✗ context deadline exceeded",
+      "     fault: 10-net timeout on CreateContainer",
+      "     fault: 20-dns disconnect: no such request came",
+      "     10-net failed CreateContainer: context deadline exceeded",
+      "       policy failRequest, keepConnected: request failed, plugin kept",
+      "     30-log failed CreateContainer: ttrpc: closed",
+      "       no policy: request went on without it, plugin dropped",
+    ]);
   });
 
   it("colours failures red on a terminal", () => {

@@ -5,13 +5,45 @@
  */
 import type { Change } from "./changes.js";
 import { readableLogLine } from "./log-line.js";
-import type { DeliveredEvent, ExpectationReport, OutputLine, PluginInfo, SimReport, StepReport, UpdateReport } from "./report.js";
+import type {
+  DeliveredEvent,
+  ExpectationReport,
+  FailureReport,
+  FaultReport,
+  OutputLine,
+  PluginInfo,
+  SimReport,
+  StepReport,
+  UpdateReport,
+} from "./report.js";
 import { plainStyle, type Style } from "./style.js";
 
 const INDENT = "     ";
 
+/** `failRequest, keepConnected`, one of them, or `defaults` when both are false. */
+function policyText(policy: { failRequest: boolean; keepConnected: boolean }): string {
+  const set = [policy.failRequest && "failRequest", policy.keepConnected && "keepConnected"].filter(Boolean);
+  return set.length > 0 ? set.join(", ") : "defaults";
+}
+
 function pluginLabel(plugin: PluginInfo): string {
-  return plugin.path ? `${plugin.name} (${plugin.source} ${plugin.path})` : `${plugin.name} (${plugin.source})`;
+  const details = [plugin.path ? `${plugin.source} ${plugin.path}` : plugin.source];
+  if (plugin.failurePolicy) details.push(`failure policy ${policyText(plugin.failurePolicy)}`);
+  return `${plugin.name} (${details.join(", ")})`;
+}
+
+function renderFailure(failure: FailureReport, style: Style): string[] {
+  const policy = failure.policy ? `policy ${policyText(failure.policy)}` : "no policy";
+  const decision = `${failure.requestFailed ? "request failed" : "request went on without it"}, plugin ${failure.dropped ? "dropped" : "kept"}`;
+  return [
+    style.red(`${INDENT}${failure.plugin} failed ${failure.event}: ${failure.error}`),
+    `${INDENT}  ${policy}: ${decision}`,
+  ];
+}
+
+function renderFault(fault: FaultReport, style: Style): string {
+  const what = `fault: ${fault.plugin} ${fault.fault}${fault.on ? ` on ${fault.on}` : ""}`;
+  return fault.happened ? style.yellow(`${INDENT}${what}`) : style.red(`${INDENT}${what}: no such request came`);
 }
 
 export function renderHeader(
@@ -76,6 +108,8 @@ export function renderStep(step: StepReport, style: Style = plainStyle): string 
   const lines = [`${mark} ${String(step.number).padStart(2)} ${style.bold(step.step)}${where}`];
   if (step.error) lines.push(style.red(`${INDENT}error: ${step.error}`));
   lines.push(...renderEvents(step.events, style));
+  for (const fault of step.faults ?? []) lines.push(renderFault(fault, style));
+  for (const failure of step.failures) lines.push(...renderFailure(failure, style));
   if (step.changes.length > 0) {
     lines.push(`${INDENT}adjustment:`);
     lines.push(...renderChanges(step.changes, style, `${INDENT}  `));

@@ -21,6 +21,33 @@ export interface PluginInfo {
   source: PluginSource;
   /** The module or executable, when there is one. */
   path?: string;
+  /** The failure policy it declared in Configure, if any. */
+  failurePolicy?: { failRequest: boolean; keepConnected: boolean };
+}
+
+/**
+ * A plugin failed a request (timed out, lost its connection, broke the
+ * protocol), and what its failure policy decided.
+ */
+export interface FailureReport {
+  plugin: string;
+  event: string;
+  /** Why, as Go says it: `context deadline exceeded`, `ttrpc: closed`, ... */
+  error: string;
+  /** The plugin's policy; absent: none (both false). */
+  policy?: { failRequest: boolean; keepConnected: boolean };
+  /** The step's request failed because of it. */
+  requestFailed: boolean;
+  /** The runtime disconnected the plugin (false: kept it). */
+  dropped: boolean;
+}
+
+/** A fault the step's `faults:` asked for, and whether it happened. */
+export interface FaultReport {
+  plugin: string;
+  fault: "timeout" | "disconnect";
+  on?: string;
+  happened: boolean;
 }
 
 /** One request or event the runtime sent to one plugin. */
@@ -85,6 +112,10 @@ export interface StepReport {
   validation: VerdictReport[];
   /** Plugins the runtime dropped during the step. */
   closed: string[];
+  /** Plugins' failures and what their policies decided. */
+  failures: FailureReport[];
+  /** The faults the step asked for (only when it asked for some). */
+  faults?: FaultReport[];
   /** Adjusted fields a real runtime would not apply. */
   ignored: string[];
   output: OutputLine[];

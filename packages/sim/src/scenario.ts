@@ -49,11 +49,25 @@ export interface EvictionSpec {
   reason: string;
 }
 
+/** What a fault makes a plugin do with a request: answer only after the request timeout, or drop its connection. */
+export type FaultKind = "timeout" | "disconnect";
+
+/** A fault one of the simulator's own plugins commits during a step (`faults:` of the step). */
+export interface FaultSpec {
+  /** `<index>-<name>`. */
+  plugin: string;
+  fault: FaultKind;
+  /** The event whose request it fails (e.g. `CreateContainer`); default the first request it gets in the step. */
+  on?: string;
+}
+
 interface StepBase {
   /** The step as the report names it and `expect: after:` refers to it, e.g. `create app`. */
   text: string;
   /** 1-based line in the scenario file, when it came from one. */
   line?: number;
+  /** Faults to commit during the step. */
+  faults?: FaultSpec[];
 }
 
 export type Step = StepBase &
@@ -92,6 +106,8 @@ export interface Expectation {
   containers?: Record<string, unknown>;
   /** Plugins the runtime dropped during the step (crashed, timed out). */
   closed?: string[];
+  /** The plugins' failures in the step and what their policies decided (matched like `updates`). */
+  failures?: unknown;
 }
 
 export interface RuntimeSpec {
@@ -100,6 +116,12 @@ export interface RuntimeSpec {
   version: string;
   registrationTimeoutMs?: number;
   requestTimeoutMs?: number;
+}
+
+/** Settings for one plugin, by its full name (`plugins:` of the scenario). */
+export interface PluginSettings {
+  /** The failure policy the simulator's own plugin (module or object) sends in Configure. */
+  failurePolicy?: { failRequest: boolean; keepConnected: boolean };
 }
 
 export interface Scenario {
@@ -112,4 +134,6 @@ export interface Scenario {
   containers: ContainerSpec[];
   steps: Step[];
   expect: Expectation[];
+  /** By plugin full name. */
+  plugins: Record<string, PluginSettings>;
 }

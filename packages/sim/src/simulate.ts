@@ -28,7 +28,7 @@ import {
   startObjectPlugin,
 } from "./plugin-sources.js";
 import { Recorder } from "./recorder.js";
-import type { ExpectationReport, PluginInfo, SimReport, StepReport } from "./report.js";
+import type { ExpectationReport, FaultReport, PluginInfo, SimReport, StepReport } from "./report.js";
 import { SimRuntime } from "./runtime-state.js";
 import type { Scenario, Step } from "./scenario.js";
 import { StepRunner } from "./step-runner.js";
@@ -102,6 +102,10 @@ function failuresOf(report: Omit<SimReport, "ok" | "failures">, scenario: Scenar
     if (!step.ok && !expected.some((e) => e.error !== undefined || e.ok === false)) {
       failures.push(`step ${step.number} (${step.step}) failed: ${step.error}`);
     }
+    for (const fault of step.faults?.filter((f) => !f.happened) ?? []) {
+      const what = `${fault.fault}${fault.on ? ` on ${fault.on}` : ""}`;
+      failures.push(`step ${step.number} (${step.step}): plugin ${fault.plugin} was to fail (${what}) but got no such request`);
+    }
     const allowed = new Set(expected.flatMap((e) => e.closed ?? []));
     for (const plugin of step.closed.filter((p) => !allowed.has(p))) {
       failures.push(`step ${step.number} (${step.step}): plugin ${plugin} was dropped by the runtime`);
@@ -111,6 +115,31 @@ function failuresOf(report: Omit<SimReport, "ok" | "failures">, scenario: Scenar
     failures.push(`expectation${result.line !== undefined ? ` at line ${result.line}` : ""} after step ${result.step} (${result.stepText}) failed`);
   }
   return failures;
+}
+
+/**
+ * Failure policies and faults are the simulator's to give only to the
+ * plugins it runs through @nri-ts/stub (objects and modules); an executable
+ * or external plugin declares its own policy and fails on its own.
+ * @throws PluginSetupError naming a plugin that is not one of them
+ */
+function checkOwnPlugins(scenario: Scenario, specs: readonly PluginSpec[], identities: readonly Identity[]): void {
+  const own = new Map<string, PluginSpec>(specs.map((spec, i) => [`${identities[i].index}-${identities[i].name}`, spec]));
+  const named = [
+    ...Object.entries(scenario.plugins)
+      .filter(([, settings]) => settings.failurePolicy)
+      .map(([plugin]) => ({ plugin, what: "a failure policy" })),
+    ...scenario.steps.flatMap((step) => (step.faults ?? []).map(({ plugin }) => ({ plugin, what: `a fault in step "${step.text}"` }))),
+  ];
+  for (const { plugin, what } of named) {
+    const spec = own.get(plugin);
+    if (spec && ("plugin" in spec || "module" in spec)) continue;
+    throw new PluginSetupError(
+      spec
+        ? `the scenario gives ${plugin} ${what}, but ${plugin} is an executable: nri-sim sets policies and faults only for the plugin modules and objects it runs (an executable declares its own policy)`
+        : `the scenario gives ${plugin} ${what}, but no plugin module or object is named ${plugin}; plugins: ${[...own.keys()].join(", ") || "none"}`,
+    );
+  }
 }
 
 /** One run: the adaptation, the simulated runtime and the plugins, from setup to teardown. */
@@ -168,6 +197,7 @@ class Simulation {
         ...(options.logger && { logger: options.logger }),
         metrics: this.recorder,
         onMerge: this.recorder.merged,
+        onPluginFailure: this.recorder.pluginFailed,
       },
     );
     this.runner = new StepRunner(
@@ -213,9 +243,12 @@ class Simulation {
   private async startPlugins(): Promise<void> {
     const specs = this.options.plugins ?? [];
     const starts = specs.map(async (spec, i) => {
-      if ("plugin" in spec) this.connected.push(await startObjectPlugin(spec.plugin, this.identities[i], this.socketPath, this.output));
-      else if ("module" in spec) {
-        this.connected.push(startModulePlugin(spec.module, this.identities[i], this.socketPath, this.output, spec.config));
+      const identity = this.identities[i];
+      const policy = this.scenario.plugins[`${identity.index}-${identity.name}`]?.failurePolicy;
+      if ("plugin" in spec) {
+        this.connected.push(await startObjectPlugin(spec.plugin, identity, this.socketPath, this.output, "object", policy));
+      } else if ("module" in spec) {
+        this.connected.push(startModulePlugin(spec.module, identity, this.socketPath, this.output, spec.config, policy));
       }
     });
     const scripted = this.scripted.map(async (identity) => {
@@ -267,12 +300,15 @@ class Simulation {
     );
     const plugins: PluginInfo[] = this.nri.plugins
       .filter((p) => !this.hidden.has(p.fullName))
-      .map((p) => {
+      .map((p): PluginInfo => {
+        const policy = p.failurePolicy && {
+          failurePolicy: { failRequest: p.failurePolicy.failRequest, keepConnected: p.failurePolicy.keepConnected },
+        };
         const known = sources.get(p.fullName);
-        if (known) return { name: p.fullName, source: known.source, ...(known.path && { path: known.path }) };
+        if (known) return { name: p.fullName, source: known.source, ...(known.path && { path: known.path }), ...policy };
         const path = executables.get(p.fullName);
-        if (p.kind === "launched") return { name: p.fullName, source: "executable", ...(path && { path }) };
-        return { name: p.fullName, source: p.kind === "builtin" ? "builtin" : "external" };
+        if (p.kind === "launched") return { name: p.fullName, source: "executable", ...(path && { path }), ...policy };
+        return { name: p.fullName, source: p.kind === "builtin" ? "builtin" : "external", ...policy };
       });
     const record = this.recorder.next();
     return {
@@ -291,11 +327,30 @@ class Simulation {
       : undefined;
   }
 
+  /** Arms the step's faults in the plugins that are to commit them. */
+  private async armFaults(step: Step): Promise<void> {
+    for (const { plugin, fault, on } of step.faults ?? []) {
+      await this.connected.find((p) => p.fullName === plugin)?.arm?.({ fault, ...(on !== undefined && { on }) });
+    }
+  }
+
+  /** Disarms them: which happened. */
+  private async disarmFaults(step: Step): Promise<FaultReport[]> {
+    const reports: FaultReport[] = [];
+    for (const { plugin, fault, on } of step.faults ?? []) {
+      const happened = (await this.connected.find((p) => p.fullName === plugin)?.disarm?.()) ?? false;
+      reports.push({ plugin, fault, ...(on !== undefined && { on }), happened });
+    }
+    return reports;
+  }
+
   async runStep(step: Step, index: number): Promise<{ report: StepReport; expectations: ExpectationReport[] }> {
     this.clock.step();
     const before = this.nri.plugins.map((p) => p.fullName);
+    await this.armFaults(step);
     const outcome = await this.runner.run(step);
     await this.runner.finishEvictions();
+    const faults = await this.disarmFaults(step);
     await this.settleOutput();
     const record = this.recorder.next();
     const after = new Set(this.nri.plugins.map((p) => p.fullName));
@@ -313,6 +368,8 @@ class Simulation {
       evictions: record.evictions,
       validation: outcome.validation,
       closed: before.filter((name) => !after.has(name) && !this.hidden.has(name)),
+      failures: record.failures,
+      ...(faults.length > 0 && { faults }),
       ignored: outcome.ignored,
       output: record.output,
       ...(container && { container }),
@@ -344,6 +401,7 @@ export async function simulate(input: Scenario | string | object, options: Simul
   const fullNames = [...identities, ...scripted].map(({ index, name }) => `${index}-${name}`);
   const duplicate = fullNames.find((name, i) => fullNames.indexOf(name) !== i);
   if (duplicate) throw new PluginSetupError(`two plugins are named ${duplicate}`);
+  checkOwnPlugins(scenario, specs, identities);
 
   const work = await mkdtemp(join(tmpdir(), "nri-sim-"));
   try {
