@@ -30,6 +30,8 @@ export interface GoTool {
   /** The binaries it leaves in its bin directory. */
   binaries: readonly string[];
   tags?: readonly string[];
+  /** `-X` settings for the linker, as the project's release build makes them. */
+  stamps?: readonly string[];
   /** Needs cgo and the libseccomp headers (runc). */
   seccomp?: boolean;
 }
@@ -44,6 +46,9 @@ export function containerdTool(line: ContainerdLine): GoTool {
     version: line.version,
     packages: binaries.map((name) => `./cmd/${name}`),
     binaries,
+    // a release reports its version as `v2.4.2` (its Makefile stamps it); unstamped it says
+    // `2.4.2+unknown`, from which plugins cannot infer the NRI version of a runtime before v0.12
+    stamps: [`github.com/containerd/containerd/v2/version.Version=${line.version}`],
   };
 }
 
@@ -93,7 +98,8 @@ async function moduleDir(tool: GoTool): Promise<string> {
 }
 
 function installArgs(tool: GoTool): string[] {
-  return ["install", `-ldflags=${LDFLAGS}`, ...(tool.tags?.length ? ["-tags", tool.tags.join(",")] : []), ...tool.packages];
+  const ldflags = [LDFLAGS, ...(tool.stamps ?? []).map((stamp) => `-X ${stamp}`)].join(" ");
+  return ["install", `-ldflags=${ldflags}`, ...(tool.tags?.length ? ["-tags", tool.tags.join(",")] : []), ...tool.packages];
 }
 
 /**
@@ -119,8 +125,8 @@ async function seccompBuildEnv(dev: DebianPackage): Promise<NodeJS.ProcessEnv> {
 }
 
 async function stampOf(tool: GoTool, extra: string): Promise<string> {
-  const { module, version, packages, tags = [] } = tool;
-  return JSON.stringify({ go: await goToolchain(), module, version, packages, tags, ldflags: LDFLAGS, extra });
+  const { module, version, packages, tags = [], stamps = [] } = tool;
+  return JSON.stringify({ go: await goToolchain(), module, version, packages, tags, ldflags: LDFLAGS, stamps, extra });
 }
 
 function cached(tool: GoTool, stamp: string): boolean {

@@ -49,6 +49,15 @@ describeEachLine("ulimit-adjuster", (line) => {
     expect(observed(pod.containers.plain).limits["Max open files"]).not.toEqual({ soft: "2048", hard: "2048" });
   });
 
+  it("knows the runtime's NRI version: sent by 2.4, inferred from the runtime's version before", () => {
+    const configuring = adjuster.log
+      .lines()
+      .map((text) => JSON.parse(text) as { msg?: string; runtimeVersion?: string; nriVersion?: string })
+      .find((entry) => entry.msg?.startsWith("configuring plugin"));
+    console.log(`containerd ${line.version}: ${JSON.stringify(configuring)}`);
+    expect(configuring).toMatchObject({ runtimeVersion: line.version, nriVersion: line.nri });
+  });
+
   it("a bad annotation fails that pod only, with the plugin's error in crictl's output", async () => {
     const failure = await runtime
       .runPod({
