@@ -83,9 +83,4 @@ export class Containerd {
       options,
     );
   }
-
-  /** The log's entries after `from`. */
-  entries(from = 0): LogEntry[] {
-    return this.log.lines(from).flatMap((line) => parseLogrus(line) ?? []);
-  }
 }

@@ -7,7 +7,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { run, runSync } from "./exec.js";
+import { run } from "./exec.js";
 
 /** `crictl inspect` output, the parts the suite reads. */
 export interface ContainerInspect {
@@ -47,10 +47,6 @@ export class Crictl {
     return (await run(this.binary, ["-c", this.configFile, ...args], { timeoutMs: 60_000 })).trim();
   }
 
-  runSync(...args: string[]): string {
-    return runSync(this.binary, ["-c", this.configFile, ...args], { timeoutMs: 60_000 }).trim();
-  }
-
   /** Writes a config as JSON and returns its path. */
   spec(name: string, config: unknown): string {
     mkdirSync(this.specDir, { recursive: true });
@@ -69,20 +65,5 @@ export class Crictl {
 
   async inspect(id: string): Promise<ContainerInspect> {
     return JSON.parse(await this.run("inspect", "-o", "json", id)) as ContainerInspect;
-  }
-
-  async inspectPod(id: string): Promise<unknown> {
-    return JSON.parse(await this.run("inspectp", "-o", "json", id));
-  }
-
-  /** Every pod's id. */
-  async pods(): Promise<string[]> {
-    return (await this.run("pods", "-q")).split("\n").filter(Boolean);
-  }
-
-  /** Stops and removes a pod with everything in it (synchronous, for teardown). */
-  removePodSync(id: string): void {
-    this.runSync("stopp", id);
-    this.runSync("rmp", "-f", id);
   }
 }

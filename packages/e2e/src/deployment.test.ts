@@ -1,15 +1,19 @@
 /**
- * Deployment as Kubernetes runs a plugin: the logger packed into an OCI
- * image built here (packed npm tarballs, the host's Node binary, no Docker),
- * run by the same containerd as a container that mounts the NRI socket's
- * directory at /var/run/nri, in its own PID namespace, as its DaemonSet
- * does. It registers from inside the container and adjusts the next pod.
+ * Deployment as Kubernetes runs a plugin: the logger's image as its
+ * `deploy/Dockerfile` describes it, built here from the packed npm tarballs
+ * and the host's Node binary (no Docker), run by the same containerd as
+ * the container of its DaemonSet (args, the NRI socket mounted where the
+ * program connects, read-only root, no capabilities, its memory limit), in
+ * its own PID namespace as a kubelet runs it. It registers from inside the
+ * container and adjusts the next pod.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
+import { NRI_SOCKET } from "@nri-ts/tools/deployment";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeE2E } from "./context.js";
+import { daemonSetContainer } from "./daemonset.js";
 import type { ImageArchive } from "./images.js";
 import { observed, observeScript } from "./observe.js";
 import { pluginImage } from "./plugin-image.js";
@@ -23,11 +27,8 @@ describeE2E("deployment", () => {
   const work = mkdtempSync(join(tmpdir(), "nri-e2e-image-"));
 
   beforeAll(async () => {
-    image = await timed("deployment: the logger's image from packed tarballs", (phase) =>
-      pluginImage("@nri-ts/plugin-logger", work).then((built) => {
-        phase.note(built.archive);
-        return built;
-      }),
+    image = await timed("deployment: the logger's image (its Dockerfile, from packed tarballs)", () =>
+      pluginImage("logger", work),
     );
     runtime = await Runtime.start({ label: "deployment" });
     await timed("deployment: import the plugin image", () => runtime.importImage(image.archive));
@@ -37,13 +38,14 @@ describeE2E("deployment", () => {
     rmSync(work, { recursive: true, force: true });
   });
 
-  it("the logger, run as a container mounting the NRI socket directory, adjusts the next pod", async () => {
+  it("the logger, run as its DaemonSet's container, registers from inside and adjusts the next pod", async () => {
+    const container = daemonSetContainer("logger", { [NRI_SOCKET]: runtime.layout.nriSocket });
     const daemon = await runtime.pod({ name: "nri-plugin-logger", namespace: "kube-system", pidNamespace: "container" });
     const plugin = await daemon.create({
-      name: "plugin",
+      ...container,
       image: image.name,
-      args: ["-idx", "50", "-add-env", "DEPLOYED_BY"],
-      mounts: [{ containerPath: "/var/run/nri", hostPath: dirname(runtime.layout.nriSocket) }],
+      // the DaemonSet's args, and a stamp to see in the next pod
+      args: [...(container.args ?? []), "-add-env", "DEPLOYED_BY"],
     });
     const from = runtime.containerd.log.mark();
     await plugin.start();
@@ -52,7 +54,7 @@ describeE2E("deployment", () => {
     const name = await timed("deployment: the containerized plugin registered", () =>
       waitRegistered(runtime.containerd, hostPid as number, "the logger container", from),
     );
-    expect(name).toBe("50-logger");
+    expect(name).toBe("10-logger");
 
     const pod = await runtime.runPod({ containers: [{ name: "app", script: observeScript() }] });
     // its own PID namespace: the plugin is PID 1 there

@@ -19,6 +19,7 @@ export interface ImageSpec {
   cmd?: readonly string[];
   env?: readonly string[];
   workingDir?: string;
+  user?: string;
 }
 
 const TAR_FLAGS = ["--sort=name", "--mtime=@0", "--numeric-owner", "--owner=0", "--group=0"];
@@ -57,6 +58,7 @@ export async function writeOciArchive(spec: ImageSpec, outFile: string): Promise
         Entrypoint: spec.entrypoint ?? null,
         Cmd: spec.cmd ?? null,
         WorkingDir: spec.workingDir ?? "/",
+        ...(spec.user && { User: spec.user }),
       },
       rootfs: { type: "layers", diff_ids: [layer.digest] },
     });

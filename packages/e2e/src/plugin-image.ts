@@ -1,44 +1,27 @@
 /**
- * A plugin's container image as its users build one, without Docker: the
- * plugin and the @nri-ts packages it needs packed with `npm pack`,
- * installed with `npm install` into `/app` (their third-party dependencies
- * from the registry, or npm's cache), on a root with the host's Node
- * binary, the shared libraries it links (from `ldd`) and busybox.
- * Entrypoint: `node /app/node_modules/<plugin>/<bin>`.
+ * A plugin's container image, as its `deploy/Dockerfile` describes it, made
+ * without Docker: the build context that `npm run image-context` makes (the
+ * plugin's and its @nri-ts dependencies' packed tarballs) installed with
+ * npm into the Dockerfile's WORKDIR, as its RUN does, on a root holding the
+ * host's Node binary where the Dockerfile's base image has its own
+ * (`/usr/local/bin/node`), the shared libraries it links (from `ldd`), and
+ * busybox in place of the base image's Debian userland; ENTRYPOINT, ENV,
+ * WORKDIR and USER from the Dockerfile.
  *
- * The archive is cached by the tarballs' content and the Node binary, so a
- * run that changed nothing reuses it.
+ * The archive is cached by the tarballs' content, the Dockerfile and the
+ * Node binary, so a run that changed nothing reuses it.
  */
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { parseDockerfile } from "@nri-ts/tools/dockerfile";
+import { IMAGE_NODE } from "@nri-ts/tools/deployment";
+import { dependencyClosure, pack } from "@nri-ts/tools/pack";
 import { run } from "./exec.js";
 import { busyboxRoot, type ImageArchive } from "./images.js";
 import { writeOciArchive } from "./oci.js";
 import { cacheDir, repoDir } from "./paths.js";
-
-interface WorkspaceEntry {
-  name: string;
-  location: string;
-  dependencies?: Record<string, string>;
-}
-
-/** The package and every workspace package it depends on, as npm sees the workspace. */
-async function workspaceClosure(name: string): Promise<WorkspaceEntry[]> {
-  const entries = JSON.parse(await run("npm", ["query", ".workspace"], { cwd: repoDir })) as WorkspaceEntry[];
-  const byName = new Map(entries.map((entry) => [entry.name, entry]));
-  const closure = new Map<string, WorkspaceEntry>();
-  const visit = (packageName: string) => {
-    const entry = byName.get(packageName);
-    if (!entry || closure.has(packageName)) return;
-    closure.set(packageName, entry);
-    for (const dependency of Object.keys(entry.dependencies ?? {})) visit(dependency);
-  };
-  visit(name);
-  if (!closure.has(name)) throw new Error(`${name} is not a workspace package`);
-  return [...closure.values()];
-}
 
 /** The shared libraries a binary loads, as `ldd` lists them (absolute paths). */
 async function sharedLibraries(binary: string): Promise<string[]> {
@@ -48,68 +31,63 @@ async function sharedLibraries(binary: string): Promise<string[]> {
     .filter((path): path is string => path !== undefined);
 }
 
-/** Packs, installs and writes the image of workspace package `name` (e.g. `@nri-ts/plugin-logger`). */
-export async function pluginImage(name: string, workDir: string): Promise<ImageArchive> {
-  const packages = await workspaceClosure(name);
-  const plugin = packages[0];
-  const manifest = JSON.parse(readFileSync(join(repoDir, plugin.location, "package.json"), "utf8")) as {
-    bin?: string | Record<string, string>;
-  };
-  const bin = typeof manifest.bin === "string" ? manifest.bin : Object.values(manifest.bin ?? {})[0];
-  if (!bin) throw new Error(`${name} has no bin`);
-
-  const tarballDir = join(workDir, "tarballs");
+/** The image of the plugin in `packages/plugins/<plugin>` (e.g. `logger`), as `localhost/nri-plugin-<plugin>:e2e`. */
+export async function pluginImage(plugin: string, workDir: string): Promise<ImageArchive> {
+  const dockerfile = readFileSync(join(repoDir, "packages", "plugins", plugin, "deploy", "Dockerfile"), "utf8");
+  const image = parseDockerfile(dockerfile);
+  if (!image.workdir) throw new Error(`packages/plugins/${plugin}/deploy/Dockerfile has no WORKDIR`);
+  const tarballDir = join(workDir, "context");
   await rm(tarballDir, { recursive: true, force: true });
   await mkdir(tarballDir, { recursive: true });
-  const packed = JSON.parse(
-    await run("npm", ["pack", "--json", "--pack-destination", tarballDir, ...packages.flatMap((p) => ["-w", p.name])], {
-      cwd: repoDir,
-    }),
-  ) as { filename: string }[];
-  const tarballs = packed.map((entry) => join(tarballDir, entry.filename));
+  const tarballs = await pack(dependencyClosure(`@nri-ts/plugin-${plugin}`), tarballDir);
 
   const node = process.execPath;
   const key = createHash("sha256");
-  key.update(`recipe 1\n${node} ${statSync(node).size} ${statSync(node).mtimeMs}\n`);
+  key.update(`recipe 2\n${dockerfile}\n${node} ${statSync(node).size} ${statSync(node).mtimeMs}\n`);
   for (const tarball of tarballs) key.update(await readFile(tarball));
-  const short = name.replace(/^@nri-ts\/(plugin-)?/, "");
-  const imageName = `localhost/nri-plugin-${short}:e2e`;
+  const name = `localhost/nri-plugin-${plugin}:e2e`;
   const images = join(cacheDir, "images");
-  const archive = join(images, `nri-plugin-${short}-${key.digest("hex").slice(0, 16)}.tar`);
-  if (existsSync(archive)) return { name: imageName, archive };
+  const archive = join(images, `nri-plugin-${plugin}-${key.digest("hex").slice(0, 16)}.tar`);
+  if (existsSync(archive)) return { name, archive };
   // one archive per plugin: the older ones are stale
   await mkdir(images, { recursive: true });
   for (const file of await readdir(images)) {
-    if (file.startsWith(`nri-plugin-${short}-`)) await rm(join(images, file), { force: true });
+    if (file.startsWith(`nri-plugin-${plugin}-`)) await rm(join(images, file), { force: true });
   }
 
-  const rootfs = await mkdtemp(join(workDir, "plugin-rootfs-"));
+  const rootfs = await mkdtemp(join(workDir, "rootfs-"));
   try {
     await busyboxRoot(rootfs);
-    await mkdir(join(rootfs, "usr", "local", "bin"), { recursive: true });
-    await copyFile(node, join(rootfs, "usr", "local", "bin", "node"));
+    await mkdir(join(rootfs, dirname(IMAGE_NODE)), { recursive: true });
+    await copyFile(node, join(rootfs, IMAGE_NODE));
     for (const library of await sharedLibraries(node)) {
       await mkdir(join(rootfs, dirname(library)), { recursive: true });
       await copyFile(library, join(rootfs, library)); // follows the library's symlinks
     }
-    const app = join(rootfs, "app");
-    await mkdir(app);
+    const app = join(rootfs, image.workdir);
+    await mkdir(app, { recursive: true });
+    // the Dockerfile's RUN
     await run(
       "npm",
-      ["install", "--prefix", app, "--omit=dev", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund", ...tarballs],
+      [
+        ...["install", "--omit=dev", "--omit=peer", "--ignore-scripts", "--no-audit", "--no-fund", "--no-package-lock"],
+        ...["--prefer-offline", "--prefix", app, ...tarballs],
+      ],
       { cwd: app },
     );
     await writeOciArchive(
       {
-        name: imageName,
+        name,
         rootfs,
-        entrypoint: ["/usr/local/bin/node", join("/app/node_modules", name, bin)],
-        workingDir: "/app",
+        entrypoint: image.entrypoint,
+        env: [`PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin`, ...Object.entries(image.env).map(([k, v]) => `${k}=${v}`)],
+        workingDir: image.workdir,
+        ...(image.user && { user: image.user }),
       },
       archive,
     );
   } finally {
     await rm(rootfs, { recursive: true, force: true });
   }
-  return { name: imageName, archive };
+  return { name, archive };
 }

@@ -143,15 +143,10 @@ export class ExternalPlugin {
 
   /**
    * Starts the program (stdout and stderr to `<logs>/<label>.log`), records
-   * its pid for the sweep, and, unless `registration` is false, waits until
-   * containerd has registered and synchronized it.
+   * its pid for the sweep, and waits until containerd has registered and
+   * synchronized it.
    */
-  static async start(
-    layout: RuntimeLayout,
-    containerd: Containerd,
-    program: PluginCommand,
-    { registration = true } = {},
-  ): Promise<ExternalPlugin> {
+  static async start(layout: RuntimeLayout, containerd: Containerd, program: PluginCommand): Promise<ExternalPlugin> {
     mkdirSync(layout.logs, { recursive: true });
     const logPath = join(layout.logs, `${program.label}.log`);
     const from = containerd.log.mark();
@@ -174,7 +169,7 @@ export class ExternalPlugin {
     } finally {
       closeSync(fd);
     }
-    if (registration) await plugin.waitRegistered(containerd, from);
+    await plugin.waitRegistered(containerd, from);
     return plugin;
   }
 

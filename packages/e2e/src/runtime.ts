@@ -45,7 +45,6 @@ export class Runtime implements PodHost {
   readonly containerd: Containerd;
   readonly podDir: string;
   readonly cgroupParent: string;
-  readonly plugins: ExternalPlugin[] = [];
   #names = 0;
   #pods = { count: 0, ms: 0 };
   #torn = false;
@@ -110,12 +109,10 @@ export class Runtime implements PodHost {
   }
 
   /** Starts an external plugin and waits until containerd has synchronized it. */
-  async startPlugin(program: PluginCommand, options?: { registration?: boolean }): Promise<ExternalPlugin> {
-    const plugin = await timed(`${this.label}: plugin ${program.label} ready`, () =>
-      ExternalPlugin.start(this.layout, this.containerd, program, options),
+  startPlugin(program: PluginCommand): Promise<ExternalPlugin> {
+    return timed(`${this.label}: plugin ${program.label} ready`, () =>
+      ExternalPlugin.start(this.layout, this.containerd, program),
     );
-    this.plugins.push(plugin);
-    return plugin;
   }
 
   /** Runs a pod to its end (see `runPod` in pod.ts). */

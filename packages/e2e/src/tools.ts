@@ -1,17 +1,19 @@
 /**
  * containerd, ctr, the runc shim, runc and crictl, built from the Go module
- * proxy into the cache, one directory per tool and version: the module is
- * downloaded (`go mod download`) and its commands installed from inside it,
- * as its main module. (`go install pkg@version` would be shorter, but it
- * refuses modules whose go.mod has `exclude` directives, as containerd 2.1's
- * has.) A stamp file records what a directory was built from (Go
- * version, packages, tags, flags, the libseccomp headers for runc); a run
- * whose stamp matches reuses the binaries, anything else rebuilds. Go's own
- * module and build caches (`go env GOMODCACHE GOCACHE`) are used as they
- * are, so they are shared with the conformance suite and survive too.
+ * proxy into the cache, one directory per tool, version and recipe: the
+ * module is downloaded (`go mod download`) and its commands installed from
+ * inside it, as its main module. (`go install pkg@version` would be
+ * shorter, but it refuses modules whose go.mod has `exclude` directives, as
+ * containerd 2.1's has.) A stamp records what a directory is built from (Go
+ * version, module, packages, tags, flags, the libseccomp headers for runc)
+ * and names it; a run with the same stamp reuses the binaries, any change
+ * builds anew. Go's own module and build caches (`go env GOMODCACHE
+ * GOCACHE`) are used as they are, so they are shared with the conformance
+ * suite and survive too.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, readlink, rename, rm, symlink, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, readFile, readlink, rename, rm, stat, symlink, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type DebianPackage, debianPackage } from "./debs.js";
@@ -70,11 +72,6 @@ export const crictlTool: GoTool = {
   binaries: ["crictl"],
 };
 
-/** Where a tool's binaries are once built. */
-export function toolBin(tool: GoTool): string {
-  return join(cacheDir, "tools", tool.key, "bin");
-}
-
 let goVersion: Promise<string> | undefined;
 
 /** `go env GOVERSION`, e.g. go1.26.8. */
@@ -129,29 +126,44 @@ async function stampOf(tool: GoTool, extra: string): Promise<string> {
   return JSON.stringify({ go: await goToolchain(), module, version, packages, tags, ldflags: LDFLAGS, stamps, extra });
 }
 
-function cached(tool: GoTool, stamp: string): boolean {
-  const dir = join(cacheDir, "tools", tool.key);
-  try {
-    return (
-      readFileSync(join(dir, "stamp.json"), "utf8") === stamp &&
-      tool.binaries.every((binary) => existsSync(join(dir, "bin", binary)))
+const DAY_MS = 24 * 3600 * 1000;
+
+/**
+ * Removes the tool's other builds that no run has used for two weeks, and
+ * build directories a killed build left more than a day ago.
+ */
+async function pruneOtherBuilds(tool: GoTool, keep: string): Promise<void> {
+  const tools = join(cacheDir, "tools");
+  for (const entry of await readdir(tools)) {
+    if (entry === keep || !(entry === tool.key || entry.startsWith(`${tool.key}-`))) continue;
+    const building = entry.includes(".tmp-");
+    const since = await stat(join(tools, entry, building ? "" : "stamp.json")).then(
+      (info) => Date.now() - info.mtimeMs,
+      () => Infinity,
     );
-  } catch {
-    return false;
+    if (since > (building ? 1 : 14) * DAY_MS) await rm(join(tools, entry), { recursive: true, force: true });
   }
 }
 
 /**
- * Makes sure the tool is built: a no-op when the cache holds it with the
- * same stamp; otherwise `go install` into a fresh directory that replaces
- * the old one when complete (so an interrupted build never looks finished).
- * Resolves to its bin directory and whether it was built now.
+ * Makes sure the tool is built: each recipe (its stamp) has a directory of
+ * its own, `<key>-<hash of the stamp>`, so checkouts with different recipes
+ * share the cache without replacing binaries another run is executing. A
+ * build goes into a fresh directory that is renamed into place when
+ * complete, so an interrupted build never looks finished. Resolves to the
+ * bin directory and whether it was built now.
  */
 export async function ensureTool(tool: GoTool): Promise<{ bin: string; built: boolean }> {
   const seccomp = tool.seccomp ? await debianPackage("libseccomp-dev") : undefined;
   const stamp = await stampOf(tool, seccomp ? `libseccomp-dev ${seccomp.version}` : "");
-  const dir = join(cacheDir, "tools", tool.key);
-  if (cached(tool, stamp)) return { bin: toolBin(tool), built: false };
+  const name = `${tool.key}-${createHash("sha256").update(stamp).digest("hex").slice(0, 12)}`;
+  const dir = join(cacheDir, "tools", name);
+  const bin = join(dir, "bin");
+  if (existsSync(join(dir, "stamp.json")) && tool.binaries.every((binary) => existsSync(join(bin, binary)))) {
+    const now = new Date();
+    await utimes(join(dir, "stamp.json"), now, now); // in use: not to be pruned
+    return { bin, built: false };
+  }
 
   await mkdir(join(cacheDir, "tools"), { recursive: true });
   const work = await mkdtemp(`${dir}.tmp-`);
@@ -166,13 +178,15 @@ export async function ensureTool(tool: GoTool): Promise<{ bin: string; built: bo
       }),
     });
     await writeFile(join(work, "stamp.json"), stamp);
-    await rm(dir, { recursive: true, force: true });
-    await rename(work, dir);
-  } catch (error) {
+    // another run may have built the same recipe meanwhile: keep theirs
+    await rename(work, dir).catch((error: NodeJS.ErrnoException) => {
+      if (!existsSync(join(dir, "stamp.json"))) throw error;
+    });
+  } finally {
     await rm(work, { recursive: true, force: true });
-    throw error;
   }
-  return { bin: toolBin(tool), built: true };
+  await pruneOtherBuilds(tool, name);
+  return { bin, built: true };
 }
 
 /**
