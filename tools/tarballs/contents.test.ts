@@ -58,7 +58,9 @@ describe.each(Object.keys(tarballs).map((name) => [name] as const))("%s tarball"
     expect(maps.length).toBeGreaterThan(0);
     const unresolved = maps.flatMap((map) => {
       const { sources } = JSON.parse(readFileSync(join(root, map), "utf8")) as { sources: string[] };
-      return sources.filter((source) => !existsSync(join(root, dirname(map), source))).map((source) => `${map}: ${source}`);
+      return sources
+        .filter((source) => !existsSync(join(root, dirname(map), source)))
+        .map((source) => `${map}: ${source} is not in the tarball (a file left in dist/ by an older build, or restored with it from the nx cache? npx nx reset, rm -rf dist, build again)`);
     });
     expect(unresolved).toEqual([]);
   });
