@@ -39,7 +39,10 @@ export async function pluginImage(plugin: string, workDir: string): Promise<Imag
   const tarballDir = join(workDir, "context");
   await rm(tarballDir, { recursive: true, force: true });
   await mkdir(tarballDir, { recursive: true });
-  const tarballs = await pack(dependencyClosure(`@nri-ts/plugin-${plugin}`), tarballDir);
+  const packed = await pack(dependencyClosure(`@nri-ts/plugin-${plugin}`), tarballDir);
+  const tarballs = Object.keys(packed)
+    .sort()
+    .map((name) => packed[name]);
 
   const node = process.execPath;
   const key = createHash("sha256");
