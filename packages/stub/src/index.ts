@@ -22,3 +22,5 @@ export type {
 export { type RunPluginOptions, runPlugin } from "./run-plugin.js";
 export { type RuntimeInfo, Stub, type StubOptions } from "./stub.js";
 export { HANDLER_EVENTS } from "./subscription.js";
+// What handlers throw to fail a request with a status code, so that plugins need no import of nice-grpc-common.
+export { ClientError, ServerError, Status } from "nice-grpc-common";
