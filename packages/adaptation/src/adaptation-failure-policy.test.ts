@@ -56,7 +56,7 @@ const FAULTS: ReadonlyArray<[string, string, (self: () => ScriptedPlugin) => Plu
   ],
   [
     "protocol error",
-    "unexpected data message received: protocol error",
+    'unexpected "data" message received: protocol error',
     (self) => ({
       runPodSandbox: async () => {
         self().pluginConnection.write(encodeFrame(FIRST_RELAY_STREAM, MessageType.Data, 0, Buffer.from("x")));

@@ -117,7 +117,7 @@ describe("a plugin that", () => {
     await attachGood();
     await runtime.adaptation.startContainer({ pod: pod0, container: ctr0 });
     expect(runtime.log.find((line) => line.level === "error")?.message).toBe(
-      "closing plugin 10-rude, failed to handle StartContainer request: unexpected data message received: protocol error",
+      'closing plugin 10-rude, failed to handle StartContainer request: unexpected "data" message received: protocol error',
     );
     await createMany();
     expect(runtime.pluginNames).toEqual(["50-good"]);

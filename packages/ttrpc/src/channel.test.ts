@@ -145,7 +145,7 @@ describe("Channel unary calls", () => {
     server.send(encodeFrame(1, MessageType.Data, 0, keyValue("x")));
     expect(await failure(call)).toMatchObject({
       code: Status.UNKNOWN,
-      details: "unexpected data message received: protocol error",
+      details: 'unexpected "data" message received: protocol error',
     });
   });
 });

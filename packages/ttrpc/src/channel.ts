@@ -379,9 +379,10 @@ function deadlineError(path: string): ClientError {
   return new ClientError(path, Status.DEADLINE_EXCEEDED, StatusText.deadlineExceeded);
 }
 
+/** Go's text (its client quotes the message type's name, "unknown" for a type it does not know). */
 function protocolError(path: string, type: number): ClientError {
-  const name = type === MessageType.Data ? "data" : type === MessageType.Request ? "request" : `type ${type}`;
-  return new ClientError(path, Status.UNKNOWN, `unexpected ${name} message received: protocol error`);
+  const name = type === MessageType.Data ? "data" : type === MessageType.Request ? "request" : "unknown";
+  return new ClientError(path, Status.UNKNOWN, `unexpected "${name}" message received: protocol error`);
 }
 
 /** A ClientError for a failure to send: an oversized message keeps its error as cause. */
