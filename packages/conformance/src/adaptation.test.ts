@@ -154,14 +154,14 @@ async function logOf(plugin: GoPlugin): Promise<unknown[]> {
 }
 
 /** Runs the scenario through Go's adaptation and ours, each in its own directory, and returns both. */
-async function both(scenario: Scenario, plugins: GoPlugin[], extra: Partial<RunOptions> = {}) {
+async function both(scenario: Scenario, plugins: GoPlugin[], extra: Partial<RunOptions> = {}, bin = pluginBin) {
   const base = dir;
   const logs: Record<"go" | "ours", Record<string, unknown[]>> = { go: {}, ours: {} };
   const runs: Partial<Record<"go" | "ours", RunResult>> = {};
   for (const side of ["go", "ours"] as const) {
     dir = join(base, side);
     await mkdir(dir);
-    const options: RunOptions = { pluginBin, plugins, dir, ...extra };
+    const options: RunOptions = { pluginBin: bin, plugins, dir, ...extra };
     runs[side] = side === "go" ? await runGo(driverBin, scenario, options) : await runOurs(scenario, options);
     for (const plugin of plugins) logs[side][`${plugin.index}-${plugin.name}`] = await logOf(plugin);
   }
@@ -234,6 +234,15 @@ describeWithGo("@nri-ts/adaptation and the Go adaptation, same Go plugins", () =
       finishedAt: 1_767_225_900_000_000_000,
     });
   });
+
+  test("the same Go plugins built on NRI v0.12.2 (no failure policy): the whole lifecycle alike", async () => {
+    const olderPlugins = await goCommand("adaptation-plugin", "v0.12.2");
+    const scenario: Scenario = { pods: [pod0], containers: [running, exited], steps: lifecycle() };
+    const { go, ours, logs } = await both(scenario, plugins, {}, olderPlugins);
+    expectSame(go, ours);
+    expect(logs.ours).toEqual(logs.go);
+    expect(ours.results.map((r) => r.error)).toEqual(go.results.map((r) => r.error));
+  }, 300_000);
 
   test("two plugins setting the same annotation: the same conflict", async () => {
     const scenario: Scenario = {

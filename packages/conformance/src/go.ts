@@ -45,24 +45,36 @@ export function describeWithGo(name: string, body: () => void): void {
 
 const builds = new Map<string, Promise<string>>();
 
+/** The NRI versions of the modules under older/: the same programs built against them. */
+export type OlderNri = "v0.12.2" | "v0.12.3";
+
 /**
  * Builds `./cmd/<name>` of the conformance module (once per process, using
  * Go's own build cache) and resolves to the path of the binary. A command
  * with a go.mod of its own (a twin whose upstream libraries need other
- * versions than the rest) is built in its own module.
+ * versions than the rest) is built in its own module. With `nri`, it is
+ * built in older/nri-<nri>, against that NRI version (with the
+ * `nri_before_policies` build tag).
  */
-export function goCommand(name: string): Promise<string> {
-  let build = builds.get(name);
+export function goCommand(name: string, nri?: OlderNri): Promise<string> {
+  const key = nri ? `${nri}/${name}` : name;
+  let build = builds.get(key);
   if (!build) {
     build = (async () => {
-      const bin = join(moduleDir, "bin", name);
+      const bin = join(moduleDir, "bin", key);
       await mkdir(dirname(bin), { recursive: true });
+      if (nri) {
+        const older = join(moduleDir, "older", `nri-${nri}`);
+        const path = `github.com/nri-ts/nri-ts/packages/conformance/cmd/${name}`;
+        await run("go", ["build", "-tags", "nri_before_policies", "-o", bin, path], { cwd: older });
+        return bin;
+      }
       const dir = join(moduleDir, "cmd", name);
       const own = existsSync(join(dir, "go.mod"));
       await run("go", ["build", "-o", bin, own ? "." : `./cmd/${name}`], { cwd: own ? dir : moduleDir });
       return bin;
     })();
-    builds.set(name, build);
+    builds.set(key, build);
   }
   return build;
 }

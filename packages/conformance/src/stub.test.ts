@@ -32,7 +32,7 @@ import {
   type StubHostOptions,
   writeLauncher,
 } from "../fixtures/stub/harness.js";
-import { describeWithGo, goCommand, pinnedNriModule } from "./go.js";
+import { describeWithGo, goCommand, type OlderNri, pinnedNriModule } from "./go.js";
 
 type Kind = "ts" | "go";
 
@@ -56,8 +56,8 @@ function requestFor(op: string): Record<string, unknown> {
   return { pod: podJson, container: containerJson };
 }
 
-async function startHost(options: StubHostOptions = {}): Promise<StubHost> {
-  const host = new StubHost(stubHost, { socket: join(dir, "nri.sock"), ...options });
+async function startHost(options: StubHostOptions = {}, binary = stubHost): Promise<StubHost> {
+  const host = new StubHost(binary, { socket: join(dir, "nri.sock"), ...options });
   hosts.push(host);
   await host.call("start");
   return host;
@@ -322,3 +322,35 @@ describeWithGo("@nri-ts/stub hosted by the Go adaptation", () => {
     expect(host.events.filter((e) => e.event === "synced")).toHaveLength(1); // Start's own
   });
 });
+
+for (const nri of ["v0.12.3", "v0.12.2"] as const satisfies readonly OlderNri[]) {
+  describeWithGo(`@nri-ts/stub with a failure policy under a Go runtime on NRI ${nri}${nri === "v0.12.3" ? " (containerd 2.4.2)" : ""}`, () => {
+    let olderHost: string;
+    beforeAll(async () => {
+      olderHost = await goCommand("stub-host", nri);
+    }, 300_000);
+
+    it("is configured (the runtime skips the policy field), serves, and gets the old rules: dropped after a timeout, the request goes on", async () => {
+      const record = join(dir, "record");
+      const host = await startHost({ requestTimeout: "300ms" }, olderHost);
+      const plugin = startPlugin("ts", {
+        idx: "10",
+        name: "x",
+        create: "hang",
+        events: "CreateContainer,StopContainer",
+        policy: "fail,keep",
+        record,
+      });
+      await host.call("wait-sync", { count: 1 });
+      const [configure] = await recorded(record);
+      expect(configure).toMatchObject({ event: "Configure", runtimeNriVersion: nri });
+      expect(await host.request("StopContainer", { request: requestFor("StopContainer") })).toEqual({ response: {} });
+      const reply = await host.request("CreateContainer", { request: createRequest });
+      expect(reply.error).toBeUndefined();
+      expect(await host.call("plugins")).toEqual({ count: 0 });
+      const { code, stderr } = await plugin.exited;
+      expect(code).toBe(1);
+      expect(stderr).toContain(`the runtime's NRI ${nri} predates failure policies (v0.12.4): it ignores this plugin's`);
+    });
+  });
+}

@@ -1,0 +1,21 @@
+// The conformance programs (../../cmd/...) built against NRI v0.12.2, the last version
+// before failure policies, with ttrpc v1.2.7.
+// Build them from here: go build -tags nri_before_policies
+// github.com/nri-ts/nri-ts/packages/conformance/cmd/<name>. The replace of
+// github.com/containerd/nri decides the version for the whole build; the
+// require line shows the parent's version only because go computes it so.
+module github.com/nri-ts/nri-ts/packages/conformance/older/nri-v0.12.2
+
+go 1.24.0
+
+require (
+	github.com/containerd/nri v0.12.5
+	github.com/containerd/ttrpc v1.2.7
+	github.com/nri-ts/nri-ts/packages/conformance v0.0.0
+)
+
+require golang.org/x/mod v0.32.0 // indirect
+
+replace github.com/nri-ts/nri-ts/packages/conformance => ../..
+
+replace github.com/containerd/nri => github.com/containerd/nri v0.12.2
