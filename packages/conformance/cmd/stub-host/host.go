@@ -22,6 +22,8 @@ type command struct {
 	Pods       []json.RawMessage `json:"pods"`
 	Containers []json.RawMessage `json:"containers"`
 	IDs        []string          `json:"ids"`
+	// DeadlineMs gives a relayed request the runtime's own deadline (its ctx).
+	DeadlineMs int `json:"deadlineMs"`
 }
 
 // host is the adaptation and the runtime state it reports to plugins.
@@ -192,6 +194,11 @@ func (h *host) do(cmd *command) (any, error) {
 	relay, ok := relays[cmd.Op]
 	if !ok {
 		return nil, fmt.Errorf("unknown op %q", cmd.Op)
+	}
+	if cmd.DeadlineMs > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(cmd.DeadlineMs)*time.Millisecond)
+		defer cancel()
 	}
 	return relay(ctx, a, cmd.Request)
 }

@@ -19,7 +19,8 @@
 //	                                                 synchronized and been added
 //	{"op":"state","pods":[...],"containers":[...]}   what plugins get in Synchronize from now on
 //	{"op":"fail-updates","ids":[...]}                UpdateContainers reports updates of these containers as failed
-//	{"op":"<Event>","request":{...}}                 relay a request to the plugins: RunPodSandbox,
+//	{"op":"<Event>","request":{...}[,"deadlineMs":N]} relay a request to the plugins (with N: under a runtime
+//	                                                 context that expires after N ms): RunPodSandbox,
 //	                                                 UpdatePodSandbox, PostUpdatePodSandbox, StopPodSandbox,
 //	                                                 RemovePodSandbox, CreateContainer, PostCreateContainer,
 //	                                                 StartContainer, PostStartContainer, UpdateContainer,
