@@ -217,6 +217,23 @@ describe("discovery", () => {
     );
   });
 
+  test("a plugin that dies at launch is logged with how it ended; launchedStderr hears what it wrote", async () => {
+    const heard: Array<[string, string]> = [];
+    const own = await TestRuntime.create({ launchedStderr: (plugin, line) => heard.push([plugin, line]) });
+    try {
+      await writeFile(join(own.pluginPath, "30-broken"), '#!/bin/sh\necho "no config at /etc/broken.conf" >&2\nexit 3\n');
+      await chmod(join(own.pluginPath, "30-broken"), 0o755);
+      await own.adaptation.start();
+      expect(own.pluginNames).toEqual([]);
+      expect(own.log.filter((line) => line.level === "warn").map((line) => line.message)).toEqual([
+        `failed to start pre-installed NRI plugin "broken": failed to register plugin, connection closed (the plugin exited with code 3)`,
+      ]);
+      expect(heard).toEqual([["30-broken", "no config at /etc/broken.conf"]]);
+    } finally {
+      await own.close();
+    }
+  });
+
   test("WebAssembly plugins and files that do not run as plugins are skipped with a warning", async () => {
     await writeFile(join(runtime.pluginPath, "10-wasm"), Buffer.from([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01]));
     await chmod(join(runtime.pluginPath, "10-wasm"), 0o755);
@@ -228,7 +245,7 @@ describe("discovery", () => {
       `failed to initialize pre-installed NRI plugin "wasm": can't load WASM plugin ${join(runtime.pluginPath, "10-wasm")}: no WASM support`,
       // libuv's exec falls back to /bin/sh for a file that is no executable format (Go's fails with
       // ENOEXEC): the "script" ends at once, and the plugin with it
-      `failed to start pre-installed NRI plugin "garbage": failed to register plugin, connection closed`,
+      `failed to start pre-installed NRI plugin "garbage": failed to register plugin, connection closed (the plugin exited with code 127)`,
     ]);
   });
 });

@@ -36,7 +36,7 @@ import { defaultValidator } from "./default-validator.js";
 import type { DefaultValidatorConfig } from "./default-validator-config.js";
 import { discoverPlugins } from "./discovery.js";
 import type { PluginFailure } from "./failure-policy.js";
-import { launchPlugin } from "./launch.js";
+import { closedWithin, exitText, launchPlugin } from "./launch.js";
 import { PluginListener } from "./listener.js";
 import { Mutex, type Release, ReadWriteLock } from "./locks.js";
 import { type DeprecationRecorder, type Logger, type Metrics, noMetrics, silentLogger } from "./observability.js";
@@ -47,6 +47,9 @@ import { StopContainerResult, type MergedUpdateContainerResponse, UpdateContaine
 import { firstValidationError } from "./validation.js";
 import { isWasm } from "./wasm-module.js";
 import { errorText } from "./error-text.js";
+
+/** How long a failed launched plugin's stderr may take to arrive before the failure is logged. */
+const STDERR_GRACE_MS = 1000;
 
 /** Hands the adaptation's synchronization to the runtime's state: pods and containers in, the plugins' updates out. */
 export type SyncCallback = (pods: PodSandbox[], containers: Container[]) => Promise<ContainerUpdate[]>;
@@ -148,6 +151,12 @@ export interface AdaptationOptions {
    * failed or went on. An exception it throws is logged and ignored.
    */
   onPluginFailure?: (failure: PluginFailure) => void;
+  /**
+   * Hears each line launched plugins write to stderr, e.g. to show why one
+   * failed to start; without it their output is discarded, as containerd
+   * discards it.
+   */
+  launchedStderr?: (plugin: string, line: string) => void;
   /** Receives deprecation warnings; without one they are logged. */
   deprecations?: DeprecationRecorder;
   /** The NRI version told to plugins (default this package's, v0.12.5). */
@@ -202,6 +211,7 @@ export class Adaptation {
   readonly #logger: Logger;
   readonly #metrics: Metrics;
   readonly #onMerge: ((event: MergeEvent) => void) | undefined;
+  readonly #launchedStderr: ((plugin: string, line: string) => void) | undefined;
   readonly #host: PluginHost;
   #registrationTimeoutMs: number;
   #requestTimeoutMs: number;
@@ -240,6 +250,7 @@ export class Adaptation {
     this.#logger = options.logger ?? silentLogger;
     this.#metrics = options.metrics ?? noMetrics;
     this.#onMerge = options.onMerge;
+    this.#launchedStderr = options.launchedStderr;
     this.#builtins = [...(options.builtinPlugins ?? [])];
     const validator = defaultValidator(options.defaultValidator);
     if (validator) {
@@ -531,11 +542,15 @@ export class Adaptation {
         const fullName = `${found.index}-${found.name}`;
         this.#logger.info(`starting pre-installed NRI plugin ${JSON.stringify(found.name)}`, { plugin: fullName });
         let plugin: Plugin;
+        let launched: Awaited<ReturnType<typeof launchPlugin>>;
         try {
           if (await isWasm(found.path)) throw new Error(`can't load WASM plugin ${found.path}: no WASM support`);
-          const launched = await launchPlugin(found.path, found.index, found.name).catch((error: unknown) => {
-            throw new Error(`failed to launch plugin ${JSON.stringify(fullName)}: ${errorText(error)}`, { cause: error });
-          });
+          const stderr = this.#launchedStderr;
+          launched = await launchPlugin(found.path, found.index, found.name, stderr && ((line) => stderr(fullName, line))).catch(
+            (error: unknown) => {
+              throw new Error(`failed to launch plugin ${JSON.stringify(fullName)}: ${errorText(error)}`, { cause: error });
+            },
+          );
           const { index, name, config } = found;
           plugin = this.#newPlugin("launched", { index, name, config }, { socket: launched.socket, child: launched.child });
         } catch (error) {
@@ -548,7 +563,10 @@ export class Adaptation {
         try {
           await plugin.start();
         } catch (error) {
-          this.#logger.warn(`failed to start pre-installed NRI plugin ${JSON.stringify(found.name)}: ${errorText(error)}`, {
+          // what it wrote last comes before it is reported (if it goes at all)
+          if (this.#launchedStderr) await closedWithin(launched, STDERR_GRACE_MS);
+          const ended = exitText(launched.child);
+          this.#logger.warn(`failed to start pre-installed NRI plugin ${JSON.stringify(found.name)}: ${errorText(error)}${ended ? ` (the plugin ${ended})` : ""}`, {
             plugin: fullName,
             error,
           });

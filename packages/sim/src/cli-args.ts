@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { extname } from "node:path";
 import { parseArgs } from "node:util";
 import type { ClockKind } from "./clock.js";
+import { checkPluginIndex, checkPluginName } from "@nri-ts/api";
 import { defaultPluginIndex, type PluginSpec, pluginIdentity } from "./plugin-sources.js";
 import { parseDuration } from "./quantity.js";
 
@@ -31,8 +32,10 @@ options of run:
   --clock wall|virtual     virtual: timestamps start at 2026-01-01 and move 1s per step
   --json                   print the report as JSON
 
-Exit status: 0 when every step and expectation passed, 1 when one failed or a
-plugin was lost, 2 for a bad command line or scenario.`;
+Exit status: 0 when every step and expectation passed; 1 when one failed or a
+plugin was lost during the run; 2 for a bad command line or scenario, or a
+plugin that did not run (its file missing, not executable or not a program,
+or it died or did not register at launch), which names the plugin and why.`;
 
 /** A mistake on the command line. */
 export class UsageError extends Error {
@@ -61,9 +64,31 @@ const NAMED = /^(\d\d)-([^=/]+)=(.+)$/;
 
 type FilePluginSpec = Exclude<PluginSpec, { plugin: unknown }>;
 
+/**
+ * A `--plugin` or `--exec` value: `NN-name=FILE`, or a file. A value with
+ * an `=` before any `/` means the first and must be one: `1-x=a.js` or
+ * `x=a.js` is a mistake, not a file of that name (write `./x=a.js` for it).
+ */
 function pluginArg(value: string, kind: "module" | "executable"): FilePluginSpec {
-  const named = NAMED.exec(value);
-  const [index, name, path] = named ? [named[1], named[2], named[3]] : [undefined, undefined, value];
+  const option = kind === "module" ? "--plugin" : "--exec";
+  const equals = value.indexOf("=");
+  const slash = value.indexOf("/");
+  let index: string | undefined;
+  let name: string | undefined;
+  let path = value;
+  if (equals !== -1 && (slash === -1 || equals < slash)) {
+    const named = NAMED.exec(value);
+    if (!named) {
+      throw new UsageError(`${option} ${value}: expected NN-name=FILE (a two-digit index, a dash, a name), or a file`);
+    }
+    [, index, name, path] = named;
+    try {
+      checkPluginIndex(index);
+      checkPluginName(name);
+    } catch (error) {
+      throw new UsageError(`${option} ${value}: ${(error as Error).message}`);
+    }
+  }
   if (kind === "module" && ![".ts", ".mts", ".cts", ".js", ".mjs", ".cjs"].includes(extname(path))) {
     throw new UsageError(`--plugin ${value}: expected a .ts or .js module; use --exec for executables`);
   }

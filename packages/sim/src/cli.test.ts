@@ -1,11 +1,13 @@
-import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PluginSetupError } from "./plugin-setup.js";
 import type { SimReport } from "./report.js";
 import { runCli } from "./run-cli.js";
+import { simulate } from "./simulate.js";
 
 const fixtures = join(import.meta.dirname, "fixtures");
 
@@ -192,5 +194,165 @@ describe("nri-sim command line", () => {
     const { status, stderr } = await cli("run", join(fixtures, "missing.yaml"));
     expect(stderr).toBe(`nri-sim: ENOENT: no such file or directory, open '${join(fixtures, "missing.yaml")}'\n`);
     expect(status).toBe(2);
+  });
+});
+
+/*
+ * A plugin that did not run has been tested for nothing: whatever the way it
+ * was given (--exec, --plugin, --plugin-dir, the library), nri-sim stops
+ * before the first step with status 2, naming the plugin and why, with what
+ * it printed last.
+ */
+
+const scenario = join(fixtures, "good.yaml");
+
+let setupDir: string;
+
+async function file(name: string, text: string, mode = 0o755): Promise<string> {
+  const path = join(setupDir, name);
+  await writeFile(path, text);
+  await chmod(path, mode);
+  return path;
+}
+
+beforeAll(async () => {
+  setupDir = await mkdtemp(join(tmpdir(), "nri-sim-setup-"));
+});
+
+afterAll(() => rm(setupDir, { recursive: true, force: true }));
+
+describe("nri-sim run exits 2 when a plugin did not run", () => {
+  it("--exec a file that is not there", async () => {
+    const missing = join(setupDir, "10-missing");
+    expect(await cli("run", scenario, "--exec", missing)).toEqual({
+      status: 2,
+      stdout: "",
+      stderr: `plugin 10-missing (${missing}) did not run: no such file\n`,
+    });
+  });
+
+  it("--exec a file without an execute bit", async () => {
+    const path = await file("20-notexec", "#!/bin/sh\nexit 0\n", 0o644);
+    const { status, stderr } = await cli("run", scenario, "--exec", path);
+    expect(stderr).toBe(`plugin 20-notexec (${path}) did not run: it is not executable (mode 0644): a runtime would not run it; chmod +x it\n`);
+    expect(status).toBe(2);
+  });
+
+  it("--exec a file that is not a program", async () => {
+    const path = await file("30-text", "just some notes\n");
+    const { status, stdout, stderr } = await cli("run", scenario, "--exec", path);
+    expect(stdout).toBe("");
+    expect(stderr.split("\n")[0]).toMatch(
+      new RegExp(
+        `^plugin 30-text \\(${path}\\) did not run: failed to start pre-installed NRI plugin "text": .*\\(the plugin exited with code 127\\); it is not a program \\(neither a #! script nor an ELF binary\\): a runtime fails to execute it$`,
+      ),
+    );
+    expect(stderr).toContain(`  │ ${path}: 1: just: not found`);
+    expect(status).toBe(2);
+  });
+
+  it("--exec a program that dies at launch, with its last stderr lines", async () => {
+    const path = await file("40-dies", '#!/bin/sh\necho "reading config" >&2\necho "fatal: no config" >&2\nexit 3\n');
+    const { status, stderr } = await cli("run", scenario, "--exec", `45-named=${path}`);
+    expect(stderr.split("\n")).toEqual([
+      expect.stringMatching(new RegExp(`^plugin 45-named \\(${path}\\) did not run: failed to start pre-installed NRI plugin "named": .*\\(the plugin exited with code 3\\)$`)),
+      "  │ reading config",
+      "  │ fatal: no config",
+      "",
+    ]);
+    expect(status).toBe(2);
+  });
+
+  it("--exec a program that never registers", async () => {
+    const path = await file("50-silent", "#!/bin/sh\nexec /bin/sleep 30\n");
+    const quick = await file("quick.yaml", "runtime: {registrationTimeout: 300ms}\nsteps: [{wait: 1ms}]\n", 0o644);
+    const { status, stderr } = await cli("run", quick, "--exec", path);
+    expect(stderr).toMatch(new RegExp(`^plugin 50-silent \\(${path}\\) did not run: failed to start pre-installed NRI plugin "silent": .*timed out`));
+    expect(status).toBe(2);
+  });
+
+  it("--plugin a module that is not there, or one that exits before it connects", async () => {
+    const missing = join(setupDir, "60-gone.ts");
+    expect((await cli("run", scenario, "--plugin", missing)).stderr).toBe(`plugin 60-gone (${missing}) did not run: no such file\n`);
+    const dies = join(fixtures, "dies-at-start.ts");
+    const { status, stdout, stderr } = await cli("run", scenario, "--plugin", `70-dies=${dies}`);
+    expect(stdout).toBe("");
+    expect(stderr).toBe(
+      [
+        `plugin 70-dies (${dies}) did not run: its process exited with code 4 before it registered`,
+        "  │ cannot read /etc/example/plugin.conf: no such file",
+        "",
+      ].join("\n"),
+    );
+    expect(status).toBe(2);
+  });
+
+  it("--plugin-dir with a plugin that is not executable, and one that dies", async () => {
+    const plugins = join(setupDir, "plugins");
+    await mkdir(plugins);
+    await writeFile(join(plugins, "README"), "not a plugin, and not executable: left alone, as a runtime does\n");
+    await writeFile(join(plugins, "80-forgotten"), "#!/bin/sh\nexit 0\n");
+    const first = await cli("run", scenario, "--plugin-dir", plugins);
+    expect(first.stderr).toBe(
+      `plugin 80-forgotten (${join(plugins, "80-forgotten")}) did not run: it is not executable (mode 0644): a runtime skips it; chmod +x it\n`,
+    );
+    expect(first.status).toBe(2);
+    await chmod(join(plugins, "80-forgotten"), 0o755);
+    const second = await cli("run", scenario, "--plugin-dir", plugins);
+    expect(second.stderr).toMatch(
+      new RegExp(`^plugin 80-forgotten \\(${join(plugins, "80-forgotten")}\\) did not run: failed to start pre-installed NRI plugin "forgotten": `),
+    );
+    expect(second.status).toBe(2);
+  });
+
+  it("a malformed NN-name=FILE", async () => {
+    for (const [value, reason] of [
+      ["1-x=a.js", "expected NN-name=FILE (a two-digit index, a dash, a name), or a file"],
+      ["x=a.js", "expected NN-name=FILE (a two-digit index, a dash, a name), or a file"],
+      ["10-x=", "expected NN-name=FILE (a two-digit index, a dash, a name), or a file"],
+      ["10-a,b=a.js", `invalid plugin name "a,b": contains invalid character ','`],
+    ]) {
+      const { status, stderr } = await cli("run", scenario, "--plugin", value);
+      expect(stderr.split("\n")[0]).toBe(`nri-sim: --plugin ${value}: ${reason}`);
+      expect(status).toBe(2);
+    }
+    expect((await cli("run", scenario, "--exec", "7-x=/bin/true")).stderr.split("\n")[0]).toBe(
+      "nri-sim: --exec 7-x=/bin/true: expected NN-name=FILE (a two-digit index, a dash, a name), or a file",
+    );
+  });
+
+  it("says so in --help", async () => {
+    const { stdout } = await cli("--help");
+    expect(stdout).toContain("2 for a bad command line or scenario, or a\nplugin that did not run");
+  });
+});
+
+describe("simulate() rejects with a PluginSetupError when a plugin did not run", () => {
+  it("names each plugin, why, and what it printed last", async () => {
+    const dies = join(fixtures, "dies-at-start.ts");
+    const missing = join(setupDir, "90-missing");
+    const failure = await simulate("steps: [{wait: 1ms}]", { plugins: [{ module: dies, index: "70", name: "dies" }] }).catch(
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(PluginSetupError);
+    expect((failure as PluginSetupError).failures).toEqual([
+      {
+        plugin: "70-dies",
+        path: dies,
+        reason: "its process exited with code 4 before it registered",
+        output: ["cannot read /etc/example/plugin.conf: no such file"],
+      },
+    ]);
+    await expect(simulate("steps: [{wait: 1ms}]", { plugins: [{ executable: missing }] })).rejects.toMatchObject({
+      name: "PluginSetupError",
+      failures: [{ plugin: "90-missing", path: missing, reason: "no such file", output: [] }],
+    });
+  });
+
+  it("when external plugins it waits for do not come", async () => {
+    await expect(simulate("steps: [{wait: 1ms}]", { waitPlugins: 2, waitTimeoutMs: 50 })).rejects.toMatchObject({
+      name: "PluginSetupError",
+      failures: [{ reason: "2 of 2 external plugin(s) did not connect within 50 ms", output: [] }],
+    });
   });
 });

@@ -5,7 +5,8 @@ export { mismatches } from "./match.js";
 export { formatIssue, loadScenario, parseScenario, ScenarioError, scenarioFromObject } from "./parse-scenario.js";
 export { type Plain, plain } from "./plain.js";
 export { PluginModuleError } from "./plugin-module.js";
-export { type PluginSpec, PluginSetupError } from "./plugin-sources.js";
+export { type PluginSpec } from "./plugin-sources.js";
+export { PluginSetupError, type PluginSetupFailure } from "./plugin-setup.js";
 export { formatBytes, parseDuration, parseQuantity } from "./quantity.js";
 export { renderEvents, renderExpectation, renderHeader, renderReport, renderSetup, renderStep, renderSummary } from "./render-text.js";
 export type {

@@ -19,18 +19,17 @@ import { checkPluginIndex, checkPluginName } from "@nri-ts/api";
 import { type FailurePolicyInput, type Logger, type LogFn, type Plugin, Stub } from "@nri-ts/stub";
 import { type ArmedFault, FaultSwitch, faultingHandlers } from "./faults.js";
 import { FAULT_ARMED_MARK, FAULT_DISARMED_MARK, FAULT_FIRED_MARK, HANDLER_DONE_MARK } from "./output-marks.js";
+import { LastLines, PluginSetupError, type PluginSetupFailure, within } from "./plugin-setup.js";
 import type { PluginSource } from "./report.js";
+
+/** How long the output of a module plugin that ended may take to arrive. */
+const OUTPUT_GRACE_MS = 1000;
 
 /** A plugin for `simulate`. Without `name` and `index`, a file named `NN-name` gives both. */
 export type PluginSpec =
   | { plugin: Plugin; name: string; index: string }
   | { module: string; name?: string; index?: string; config?: string }
   | { executable: string; name?: string; index?: string; config?: string };
-
-/** A plugin could not be set up (bad name, missing file, no loader for TypeScript). */
-export class PluginSetupError extends Error {
-  override readonly name = "PluginSetupError";
-}
 
 export interface Identity {
   index: string;
@@ -111,6 +110,8 @@ export interface ConnectedPlugin {
   path?: string;
   /** Whether its process has ended (module plugins). */
   ended?(): boolean;
+  /** Why it did not register after `waitedMs`: how its process ended and its last lines (module plugins). */
+  setupFailure?(waitedMs: number): Promise<PluginSetupFailure>;
   /**
    * Resolves once the plugin has finished `calls` handler calls in all (so
    * that their output has arrived), or after `timeoutMs` (module plugins).
@@ -239,14 +240,20 @@ export function startModulePlugin(
       answers.push(answer);
       child.stdin?.write(`${JSON.stringify(line)}\n`);
     });
+  const last = new LastLines();
+  let exit: string | undefined;
+  const printed = (line: string) => {
+    last.push(line);
+    output(fullName, line);
+  };
   forwardLines(child.stdout, (line) => {
     if (line === FAULT_FIRED_MARK) return void (fired = true);
     if (line === FAULT_ARMED_MARK || line === FAULT_DISARMED_MARK) return answers.shift()?.();
-    if (line !== HANDLER_DONE_MARK) return output(fullName, line);
+    if (line !== HANDLER_DONE_MARK) return printed(line);
     calls += 1;
     for (const check of waiting) check();
   });
-  forwardLines(child.stderr, (line) => output(fullName, line));
+  forwardLines(child.stderr, printed);
   const ended = new Promise<void>((done) => {
     const end = () => {
       gone = true;
@@ -255,11 +262,13 @@ export function startModulePlugin(
       done();
     };
     child.on("error", (error) => {
+      exit = `could not run: ${error.message}`;
       output(fullName, `cannot run: ${error.message}`);
       end();
     });
     child.on("exit", (code, signal) => {
-      if (!stopping) output(fullName, `exited ${signal ? `on ${signal}` : `with code ${code}`}`);
+      exit = `exited ${signal ? `on ${signal}` : `with code ${code}`}`;
+      if (!stopping) output(fullName, exit);
       end();
     });
   });
@@ -268,6 +277,15 @@ export function startModulePlugin(
     source: "module",
     path: modulePath,
     ended: () => gone,
+    async setupFailure(waitedMs) {
+      if (gone) await within(outputDone, OUTPUT_GRACE_MS);
+      return {
+        plugin: fullName,
+        path: modulePath,
+        reason: exit ? `its process ${exit} before it registered` : `it did not register within ${waitedMs} ms`,
+        output: last.lines,
+      };
+    },
     settled: (count, timeoutMs) =>
       new Promise<void>((done) => {
         const finish = () => {

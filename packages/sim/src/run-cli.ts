@@ -8,7 +8,7 @@ import { DefaultValidatorConfigError, parseDefaultValidatorConfig } from "@nri-t
 import { parseCommandLine, USAGE, UsageError } from "./cli-args.js";
 import { loadScenario, ScenarioError } from "./parse-scenario.js";
 import { PluginModuleError } from "./plugin-module.js";
-import { PluginSetupError } from "./plugin-sources.js";
+import { PluginSetupError } from "./plugin-setup.js";
 import { ProgressLine, type ProgressStream } from "./progress.js";
 import { renderExpectation, renderHeader, renderSetup, renderStep, renderSummary } from "./render-text.js";
 import { simulate, type SimObserver } from "./simulate.js";

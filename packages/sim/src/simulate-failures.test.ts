@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import type { Plugin } from "@nri-ts/stub";
 import { describe, expect, it } from "vitest";
 import { loadScenario, parseScenario, type ScenarioError } from "./parse-scenario.js";
-import { PluginSetupError } from "./plugin-sources.js";
+import { PluginSetupError } from "./plugin-setup.js";
 import { renderStep } from "./render-text.js";
 import type { StepReport } from "./report.js";
 import { simulate } from "./simulate.js";

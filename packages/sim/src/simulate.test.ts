@@ -376,11 +376,4 @@ expect:
       await rm(dir, { recursive: true, force: true });
     }
   });
-
-  it("says which external plugins did not come", async () => {
-    const report = await simulate(lifecycle, { waitPlugins: 2, waitTimeoutMs: 50 });
-    expect(report.setup.errors).toEqual(["2 of 2 external plugin(s) did not connect within 50 ms"]);
-    expect(report.ok).toBe(false);
-    expect(report.steps).toHaveLength(10);
-  });
 });

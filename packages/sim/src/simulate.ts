@@ -9,7 +9,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { Adaptation, type DefaultValidatorConfig, type Logger } from "@nri-ts/adaptation";
+import { Adaptation, type DefaultValidatorConfig, DiscoveryError, type Logger } from "@nri-ts/adaptation";
 import type { Plugin, Stub } from "@nri-ts/stub";
 import { applyUpdates } from "./apply-updates.js";
 import { type ClockKind, SimClock } from "./clock.js";
@@ -20,13 +20,20 @@ import {
   type ConnectedPlugin,
   defaultPluginIndex,
   type Identity,
-  PluginSetupError,
   type PluginSpec,
   pluginIdentity,
   preparePluginDirs,
   startModulePlugin,
   startObjectPlugin,
 } from "./plugin-sources.js";
+import {
+  checkPluginFiles,
+  LastLines,
+  LaunchFailureLog,
+  notAProgramHint,
+  PluginSetupError,
+  type PluginSetupFailure,
+} from "./plugin-setup.js";
 import { Recorder } from "./recorder.js";
 import type { ExpectationReport, FaultReport, PluginInfo, SimReport, StepReport } from "./report.js";
 import { SimRuntime } from "./runtime-state.js";
@@ -155,6 +162,12 @@ class Simulation {
   private readonly connected: ConnectedPlugin[] = [];
   private readonly scriptedStubs = new Map<string, Stub>();
   private readonly setupErrors: string[] = [];
+  /** Plugins that did not run; any one makes setUp() throw. */
+  private readonly failures: PluginSetupFailure[] = [];
+  private readonly launchLog: LaunchFailureLog;
+  /** What launched plugins wrote to stderr last, by plugin. */
+  private readonly stderr = new Map<string, LastLines>();
+  private readonly pluginPath: string;
   private readonly socketPath: string;
 
   constructor(
@@ -172,6 +185,8 @@ class Simulation {
     this.clock = new SimClock(options.clock);
     this.runtime = new SimRuntime(scenario, () => this.clock.now());
     this.recorder = new Recorder(this.hidden);
+    this.launchLog = new LaunchFailureLog(options.logger);
+    this.pluginPath = dirs.pluginPath;
     const { runtime: spec } = scenario;
     this.nri = new Adaptation(
       spec.name,
@@ -194,7 +209,13 @@ class Simulation {
         ...(spec.registrationTimeoutMs !== undefined && { registrationTimeoutMs: spec.registrationTimeoutMs }),
         ...(spec.requestTimeoutMs !== undefined && { requestTimeoutMs: spec.requestTimeoutMs }),
         ...(options.defaultValidator && { defaultValidator: options.defaultValidator }),
-        ...(options.logger && { logger: options.logger }),
+        logger: this.launchLog,
+        launchedStderr: (plugin, line) => {
+          let last = this.stderr.get(plugin);
+          if (last === undefined) this.stderr.set(plugin, (last = new LastLines()));
+          last.push(line);
+          this.output(plugin, line);
+        },
         metrics: this.recorder,
         onMerge: this.recorder.merged,
         onPluginFailure: this.recorder.pluginFailed,
@@ -226,18 +247,54 @@ class Simulation {
     if (failed.length > 0) throw new Error(`the runtime reports ${failed.length} failed update(s)`);
   }
 
-  /** Starts the runtime side and the plugins; false when the runtime could not start. */
+  /**
+   * Starts the runtime side and the plugins; false when the runtime could
+   * not start.
+   * @throws PluginSetupError when a plugin did not run
+   */
   async setUp(): Promise<boolean> {
+    this.launchLog.recording = true;
     try {
       await this.nri.start();
     } catch (error) {
+      if (error instanceof DiscoveryError) {
+        throw new PluginSetupError([{ path: this.options.pluginDir, reason: errorText(error), output: [] }]);
+      }
       this.setupErrors.push(`the runtime could not start: ${errorText(error)}`);
       return false;
+    } finally {
+      this.launchLog.recording = false;
     }
+    await this.checkLaunched();
     this.options.observer?.listening?.(this.socketPath);
     await this.startPlugins();
     await this.waitForPlugins();
+    if (this.failures.length > 0) throw new PluginSetupError(this.failures);
     return true;
+  }
+
+  /** Every executable (--exec and the plugin directory's) the runtime launched is active; else why not. */
+  private async checkLaunched(): Promise<void> {
+    const active = new Set(this.nri.plugins.map((p) => p.fullName));
+    const given = new Map(
+      (this.options.plugins ?? []).flatMap((spec, i): [string, string][] =>
+        "executable" in spec ? [[`${this.identities[i].index}-${this.identities[i].name}`, spec.executable]] : [],
+      ),
+    );
+    const failed = new Map(this.launchLog.failures);
+    for (const plugin of given.keys()) {
+      if (!active.has(plugin) && !failed.has(plugin)) failed.set(plugin, "the runtime did not start it");
+    }
+    for (const [plugin, message] of failed) {
+      const path = given.get(plugin) ?? (this.options.pluginDir !== undefined ? join(this.options.pluginDir, plugin) : undefined);
+      // the runtime, and the plugin, name the link in the simulator's own plugin directory
+      const shown = (text: string) => text.replaceAll(join(this.pluginPath, plugin), path ?? plugin);
+      let reason = shown(message);
+      const hint = path !== undefined && / exited with code 127\b/.test(message) ? await notAProgramHint(path) : undefined;
+      if (hint) reason += `; ${hint}`;
+      const output = (this.stderr.get(plugin)?.lines ?? []).map(shown);
+      this.failures.push({ plugin, ...(path !== undefined && { path }), reason, output });
+    }
   }
 
   private async startPlugins(): Promise<void> {
@@ -256,8 +313,9 @@ class Simulation {
       this.scriptedStubs.set(started.fullName, started.stub);
       this.connected.push(started);
     });
-    for (const result of await Promise.allSettled([...starts, ...scripted])) {
-      if (result.status === "rejected") this.setupErrors.push(errorText(result.reason));
+    const names = [...this.identities, ...this.scripted].map(({ index, name }) => `${index}-${name}`);
+    for (const [i, result] of (await Promise.allSettled([...starts, ...scripted])).entries()) {
+      if (result.status === "rejected") this.failures.push({ plugin: names[i], reason: errorText(result.reason), output: [] });
     }
   }
 
@@ -266,7 +324,7 @@ class Simulation {
     const wanted = new Set(this.connected.map((p) => p.fullName));
     const extra = this.options.waitPlugins ?? 0;
     const timeout = this.options.waitTimeoutMs ?? (extra > 0 ? DEFAULT_EXTERNAL_WAIT_MS : DEFAULT_WAIT_MS);
-    const deadline = Date.now() + timeout;
+    const start = Date.now();
     for (;;) {
       const active = this.nri.plugins;
       const absent = [...wanted].filter((name) => !active.some((p) => p.fullName === name));
@@ -274,9 +332,17 @@ class Simulation {
       const externals = Math.max(0, extra - others);
       if (absent.length === 0 && externals === 0) return;
       const allGone = absent.every((name) => this.connected.find((p) => p.fullName === name)?.ended?.());
-      if (Date.now() > deadline || (allGone && externals === 0)) {
-        for (const name of absent) this.setupErrors.push(`plugin ${name} did not connect`);
-        if (externals > 0) this.setupErrors.push(`${externals} of ${extra} external plugin(s) did not connect within ${timeout} ms`);
+      const waited = Date.now() - start;
+      if (waited > timeout || (allGone && externals === 0)) {
+        for (const name of absent) {
+          const plugin = this.connected.find((p) => p.fullName === name);
+          this.failures.push(
+            (await plugin?.setupFailure?.(timeout)) ?? { plugin: name, reason: `it did not register within ${timeout} ms`, output: [] },
+          );
+        }
+        if (externals > 0) {
+          this.failures.push({ reason: `${externals} of ${extra} external plugin(s) did not connect within ${timeout} ms`, output: [] });
+        }
         return;
       }
       await sleep(POLL_MS);
@@ -388,9 +454,12 @@ class Simulation {
 
 /**
  * Runs a scenario (parsed, YAML text, or an object of the YAML's shape)
- * with the given plugins and returns the report. What plugins do never
- * makes it throw; it throws ScenarioError for a bad scenario and
- * PluginSetupError for plugins it cannot set up.
+ * with the given plugins and returns the report. What plugins do once they
+ * run never makes it throw; it throws ScenarioError for a bad scenario and
+ * PluginSetupError when a plugin did not run: its file is missing, not
+ * executable or not a program, or it died or did not register at launch
+ * (`failures` says which and why, with the plugin's last lines). No step
+ * runs then.
  */
 export async function simulate(input: Scenario | string | object, options: SimulateOptions = {}): Promise<SimReport> {
   const scenario = toScenario(input);
@@ -402,6 +471,8 @@ export async function simulate(input: Scenario | string | object, options: Simul
   const duplicate = fullNames.find((name, i) => fullNames.indexOf(name) !== i);
   if (duplicate) throw new PluginSetupError(`two plugins are named ${duplicate}`);
   checkOwnPlugins(scenario, specs, identities);
+  const missing = await checkPluginFiles(specs, identities, options.pluginDir);
+  if (missing.length > 0) throw new PluginSetupError(missing);
 
   const work = await mkdtemp(join(tmpdir(), "nri-sim-"));
   try {
