@@ -34,9 +34,9 @@ import type { BuiltinHandlers, BuiltinPlugin } from "./builtin-plugin.js";
 import { CreateContainerResult } from "./create-container-result.js";
 import { defaultValidator } from "./default-validator.js";
 import type { DefaultValidatorConfig } from "./default-validator-config.js";
-import { discoverPlugins } from "./discovery.js";
+import { type DiscoveredPlugin, discoverPlugins } from "./discovery.js";
 import type { PluginFailure } from "./failure-policy.js";
-import { closedWithin, exitText, launchPlugin } from "./launch.js";
+import { closedWithin, exitText, launchPlugin, type LaunchedProcess } from "./launch.js";
 import { PluginListener } from "./listener.js";
 import { Mutex, type Release, ReadWriteLock } from "./locks.js";
 import { type DeprecationRecorder, type Logger, type Metrics, noMetrics, silentLogger } from "./observability.js";
@@ -46,6 +46,7 @@ import type { PluginRequest } from "./plugin-transport.js";
 import { StopContainerResult, type MergedUpdateContainerResponse, UpdateContainerResult } from "./update-container-result.js";
 import { firstValidationError } from "./validation.js";
 import { isWasm } from "./wasm-module.js";
+import { WasmTransport } from "./wasm-transport.js";
 import { errorText } from "./error-text.js";
 
 /** How long a failed launched plugin's stderr may take to arrive before the failure is logged. */
@@ -542,17 +543,9 @@ export class Adaptation {
         const fullName = `${found.index}-${found.name}`;
         this.#logger.info(`starting pre-installed NRI plugin ${JSON.stringify(found.name)}`, { plugin: fullName });
         let plugin: Plugin;
-        let launched: Awaited<ReturnType<typeof launchPlugin>>;
+        let launched: LaunchedProcess | undefined;
         try {
-          if (await isWasm(found.path)) throw new Error(`can't load WASM plugin ${found.path}: no WASM support`);
-          const stderr = this.#launchedStderr;
-          launched = await launchPlugin(found.path, found.index, found.name, stderr && ((line) => stderr(fullName, line))).catch(
-            (error: unknown) => {
-              throw new Error(`failed to launch plugin ${JSON.stringify(fullName)}: ${errorText(error)}`, { cause: error });
-            },
-          );
-          const { index, name, config } = found;
-          plugin = this.#newPlugin("launched", { index, name, config }, { socket: launched.socket, child: launched.child });
+          ({ plugin, launched } = await this.#preparePreinstalled(found, fullName));
         } catch (error) {
           this.#logger.warn(`failed to initialize pre-installed NRI plugin ${JSON.stringify(found.name)}: ${errorText(error)}`, {
             plugin: fullName,
@@ -564,8 +557,8 @@ export class Adaptation {
           await plugin.start();
         } catch (error) {
           // what it wrote last comes before it is reported (if it goes at all)
-          if (this.#launchedStderr) await closedWithin(launched, STDERR_GRACE_MS);
-          const ended = exitText(launched.child);
+          if (launched && this.#launchedStderr) await closedWithin(launched, STDERR_GRACE_MS);
+          const ended = launched && exitText(launched.child);
           this.#logger.warn(`failed to start pre-installed NRI plugin ${JSON.stringify(found.name)}: ${errorText(error)}${ended ? ` (the plugin ${ended})` : ""}`, {
             plugin: fullName,
             error,
@@ -606,6 +599,31 @@ export class Adaptation {
     }
     this.#plugins = plugins;
     this.#sortPlugins();
+  }
+
+  /**
+   * A plugin from the plugin directory, before it starts: a WebAssembly
+   * module is loaded into a thread of this process (Go's magic-bytes test
+   * tells it from a program), anything else is launched as a process.
+   */
+  async #preparePreinstalled(found: DiscoveredPlugin, fullName: string): Promise<{ plugin: Plugin; launched?: LaunchedProcess }> {
+    const { index, name, config } = found;
+    if (await isWasm(found.path)) {
+      this.#logger.info(`found WASM plugin ${found.path}`, { plugin: fullName });
+      const wasm = await WasmTransport.load(found.path, {
+        // a WASM plugin does not register; the registration timeout bounds its initialization instead
+        timeoutMs: this.#registrationTimeoutMs,
+        onLog: (level, message) => this.#logger[level](message, { plugin: fullName, pluginLog: true }),
+      });
+      return { plugin: this.#newPlugin("wasm", { index, name, config }, { wasm }) };
+    }
+    const stderr = this.#launchedStderr;
+    const launched = await launchPlugin(found.path, found.index, found.name, stderr && ((line) => stderr(fullName, line))).catch(
+      (error: unknown) => {
+        throw new Error(`failed to launch plugin ${JSON.stringify(fullName)}: ${errorText(error)}`, { cause: error });
+      },
+    );
+    return { plugin: this.#newPlugin("launched", { index, name, config }, { socket: launched.socket, child: launched.child }), launched };
   }
 
   async #startBuiltin(builtin: BuiltinPlugin): Promise<Plugin> {

@@ -33,9 +33,14 @@ import {
 import { RemotePluginConnection } from "./remote-plugin.js";
 import { synchronizeInPages } from "./sync-paging.js";
 import { ValidatorFailedError, validationVerdict } from "./validation.js";
+import { WasmTransport } from "./wasm-transport.js";
 
-/** How a plugin came to be: launched from the plugin directory, connected to the socket, or in-process. */
-export type PluginKind = "launched" | "external" | "builtin";
+/**
+ * How a plugin came to be: launched from the plugin directory, connected to
+ * the socket, in-process, or a WebAssembly module from the plugin directory
+ * (run in a thread of this process).
+ */
+export type PluginKind = "launched" | "external" | "builtin" | "wasm";
 
 /** What a plugin needs from the adaptation hosting it. */
 export interface PluginHost {
@@ -122,8 +127,8 @@ export class Plugin {
     config: string;
     sequence: number;
     host: PluginHost;
-    /** How to reach it: its socket, or (builtin) its handlers. */
-    via: { socket: Duplex; child?: ChildProcess } | { handlers: BuiltinHandlers };
+    /** How to reach it: its socket, (builtin) its handlers, or its loaded WASM module. */
+    via: { socket: Duplex; child?: ChildProcess } | { handlers: BuiltinHandlers } | { wasm: WasmTransport };
   }) {
     this.kind = options.kind;
     this.index = options.index;
@@ -140,6 +145,8 @@ export class Plugin {
     const via = options.via;
     if ("handlers" in via) {
       this.#transport = new BuiltinTransport(via.handlers);
+    } else if ("wasm" in via) {
+      this.#transport = via.wasm;
     } else {
       this.#child = via.child;
       this.#transport = new RemotePluginConnection(via.socket, this, () => this.#connectionClosed());
@@ -389,10 +396,11 @@ export class Plugin {
     this.#transport.close();
   }
 
-  /** Closes the plugin and, if it was launched, kills its process and waits for it. */
+  /** Closes the plugin and, if it was launched, kills its process (or ends its WASM thread) and waits for it. */
   async stop(): Promise<void> {
     this.close();
     if (this.#child) await killPlugin(this.#child);
+    if (this.#transport instanceof WasmTransport) await this.#transport.ended;
   }
 
   /**
@@ -464,7 +472,8 @@ export class Plugin {
     deadline: number,
     signal: AbortSignal | undefined,
   ): Promise<PluginResponse<K>> {
-    const carries = this.kind === "builtin" ? undefined : STATE_CHANGE_EVENTS.get(event);
+    // as in Go, only plugins over ttrpc fall back to StateChange
+    const carries = this.kind === "builtin" || this.kind === "wasm" ? undefined : STATE_CHANGE_EVENTS.get(event);
     if (carries === undefined || !this.#stateChangeOnly) {
       try {
         return await this.#call(method, operation, request, deadline, signal);

@@ -30,6 +30,7 @@ import {
 } from "./plugin-transport.js";
 import { type ModuleNames, readModuleNames } from "./wasm-module.js";
 import { trapText } from "./wasm-trap.js";
+import { type WasmModule, webAssembly } from "./webassembly.js";
 import { type WorkerData, type WorkerFailure, type WorkerMessage, wasmWorkerSource } from "./wasm-worker.js";
 
 /** The plugin API version of NRI's generated host (`PluginPluginAPIVersion`). */
@@ -123,12 +124,12 @@ export class WasmTransport implements PluginTransport {
    * @throws WasmLoadError
    */
   static async load(path: string, options: WasmLoadOptions): Promise<WasmTransport> {
-    let module: WebAssembly.Module;
+    let module: WasmModule;
     let names: ModuleNames | undefined;
     let nullFile: FileHandle;
     try {
       const bytes = await readFile(path);
-      module = await WebAssembly.compile(bytes);
+      module = await webAssembly.compile(bytes);
       names = readModuleNames(bytes);
       nullFile = await open("/dev/null", "r+");
     } catch (error) {

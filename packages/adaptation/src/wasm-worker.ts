@@ -13,10 +13,11 @@
  * main thread's (wasm-transport.ts).
  */
 import type { Trap } from "./wasm-trap.js";
+import type { WasmInstance, WasmMemory, WasmModule, WebAssemblyApi } from "./webassembly.js";
 
 /** What the worker starts with. */
 export interface WorkerData {
-  module: WebAssembly.Module;
+  module: WasmModule;
   /** The exports a plugin must have, in the order the Go host checks them. */
   requiredExports: string[];
   /** The plugin API version the host speaks. */
@@ -58,6 +59,7 @@ function wasmWorkerMain(): void {
   const { WASI } = require("node:wasi") as typeof import("node:wasi");
   /* eslint-enable @typescript-eslint/no-require-imports */
   const data = workerData as WorkerData;
+  const { Instance, Memory } = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAssembly;
   const port = parentPort!;
   // deep enough for wazero's 30 frames plus this thread's own
   Error.stackTraceLimit = 64;
@@ -67,7 +69,7 @@ function wasmWorkerMain(): void {
     constructor(readonly code: number) {}
   }
 
-  type Exports = Record<string, unknown> & { memory?: WebAssembly.Memory };
+  type Exports = Record<string, unknown> & { memory?: WasmMemory };
   let exports: Exports = {};
   /** Set once the module exited: every later call gets the same exit, as from a closed wazero module. */
   let exited: number | undefined;
@@ -78,7 +80,7 @@ function wasmWorkerMain(): void {
   };
 
   const memory = (): Uint8Array => {
-    if (!(exports.memory instanceof WebAssembly.Memory)) throw new Error("memory is not exported");
+    if (!(exports.memory instanceof Memory)) throw new Error("memory is not exported");
     return new Uint8Array(exports.memory.buffer);
   };
 
@@ -136,9 +138,9 @@ function wasmWorkerMain(): void {
   };
 
   const load = (): WorkerFailure | undefined => {
-    let instance: WebAssembly.Instance;
+    let instance: WasmInstance;
     try {
-      instance = new WebAssembly.Instance(data.module, imports);
+      instance = new Instance(data.module, imports);
     } catch (error) {
       return { kind: "error", message: (error as Error).message };
     }
