@@ -6,7 +6,8 @@
  *   captured for the report;
  * - executables of any language, launched by the adaptation from a plugin
  *   directory exactly as a runtime launches them (fd 3, `NN-name`, config
- *   from the config directory).
+ *   from the config directory), and WebAssembly plugins, which the
+ *   adaptation loads from the same directory into a thread of its own.
  * External plugins started by the user connect to the socket themselves.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -15,6 +16,7 @@ import { createRequire } from "node:module";
 import { basename, extname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import type { Logger as AdaptationLogger } from "@nri-ts/adaptation";
 import { checkPluginIndex, checkPluginName } from "@nri-ts/api";
 import { type FailurePolicyInput, type Logger, type LogFn, type Plugin, Stub } from "@nri-ts/stub";
 import { type ArmedFault, FaultSwitch, faultingHandlers } from "./faults.js";
@@ -136,6 +138,24 @@ function reportingLogger(fullName: string, output: OutputSink): Logger {
     (first: object | string, msg?: string) =>
       output(fullName, `${level}: ${typeof first === "string" ? first : (msg ?? "")}`);
   return { debug: quiet, info: quiet, warn: emit("warn"), error: emit("error") };
+}
+
+/**
+ * The adaptation's logger for a simulation: what WASM plugins log through
+ * the runtime (lines the adaptation marks `pluginLog`) is their output in
+ * the report, as a module plugin's prints are; everything goes on to the
+ * user's logger too.
+ */
+export function pluginOutputLogger(output: OutputSink, logger: AdaptationLogger | undefined): AdaptationLogger {
+  const route =
+    (level: keyof AdaptationLogger) =>
+    (message: string, fields?: Record<string, unknown>): void => {
+      if (fields?.pluginLog === true && typeof fields.plugin === "string") {
+        output(fields.plugin, `${level === "info" ? "" : `${level}: `}${message}`);
+      }
+      logger?.[level](message, fields);
+    };
+  return { debug: route("debug"), info: route("info"), warn: route("warn"), error: route("error") };
 }
 
 /** Runs a plugin object in this process with a stub connected to `socketPath`. */

@@ -13,7 +13,7 @@ import type { Plain } from "./plain.js";
  * `external`: connected to the socket on its own; `builtin`: the runtime's
  * default validator; `scripted`: sends a scenario's `plugin-update` steps.
  */
-export type PluginSource = "object" | "module" | "executable" | "external" | "builtin" | "scripted";
+export type PluginSource = "object" | "module" | "executable" | "wasm" | "external" | "builtin" | "scripted";
 
 export interface PluginInfo {
   /** `<index>-<name>`, e.g. `10-logger`. */

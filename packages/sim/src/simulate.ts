@@ -22,6 +22,7 @@ import {
   type Identity,
   type PluginSpec,
   pluginIdentity,
+  pluginOutputLogger,
   preparePluginDirs,
   startModulePlugin,
   startObjectPlugin,
@@ -55,9 +56,13 @@ export interface SimObserver {
 }
 
 export interface SimulateOptions {
-  /** Plugins to run: objects (in this process), modules (child processes) or executables (launched by the runtime). */
+  /**
+   * Plugins to run: objects (in this process), modules (child processes) or
+   * executables (launched by the runtime; a WebAssembly module is loaded by
+   * it instead, as a WASM plugin).
+   */
   plugins?: PluginSpec[];
-  /** A directory of `NN-name` executables the runtime launches, as /opt/nri/plugins. */
+  /** A directory of `NN-name` executables (and WASM plugins) the runtime launches, as /opt/nri/plugins. */
   pluginDir?: string;
   /** Their configuration files (`NN-name.conf` or `name.conf`), as /etc/nri/conf.d. */
   configDir?: string;
@@ -185,7 +190,7 @@ class Simulation {
     this.clock = new SimClock(options.clock);
     this.runtime = new SimRuntime(scenario, () => this.clock.now());
     this.recorder = new Recorder(this.hidden);
-    this.launchLog = new LaunchFailureLog(options.logger);
+    this.launchLog = new LaunchFailureLog(pluginOutputLogger(this.output, options.logger));
     this.pluginPath = dirs.pluginPath;
     const { runtime: spec } = scenario;
     this.nri = new Adaptation(
@@ -374,6 +379,7 @@ class Simulation {
         if (known) return { name: p.fullName, source: known.source, ...(known.path && { path: known.path }), ...policy };
         const path = executables.get(p.fullName);
         if (p.kind === "launched") return { name: p.fullName, source: "executable", ...(path && { path }), ...policy };
+        if (p.kind === "wasm") return { name: p.fullName, source: "wasm", ...(path && { path }), ...policy };
         return { name: p.fullName, source: p.kind === "builtin" ? "builtin" : "external", ...policy };
       });
     const record = this.recorder.next();
