@@ -52,26 +52,32 @@ export type OlderNri = "v0.12.2" | "v0.12.3";
  * Builds `./cmd/<name>` of the conformance module (once per process, using
  * Go's own build cache) and resolves to the path of the binary. A command
  * with a go.mod of its own (a twin whose upstream libraries need other
- * versions than the rest) is built in its own module. With `nri`, it is
- * built in older/nri-<nri>, against that NRI version (with the
- * `nri_before_policies` build tag).
+ * versions than the rest) is built in its own module. With an NRI version,
+ * it is built in older/nri-<version>, against that NRI (with the
+ * `nri_before_policies` build tag). With `wasm`, it is built as a WASM
+ * plugin is (`GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared`), into
+ * `bin/<name>.wasm`.
  */
-export function goCommand(name: string, nri?: OlderNri): Promise<string> {
-  const key = nri ? `${nri}/${name}` : name;
+export function goCommand(name: string, variant?: OlderNri | "wasm"): Promise<string> {
+  const key = variant ? `${variant}/${name}` : name;
   let build = builds.get(key);
   if (!build) {
     build = (async () => {
-      const bin = join(moduleDir, "bin", key);
+      const bin = join(moduleDir, "bin", variant === "wasm" ? `${name}.wasm` : key);
       await mkdir(dirname(bin), { recursive: true });
-      if (nri) {
-        const older = join(moduleDir, "older", `nri-${nri}`);
+      if (variant && variant !== "wasm") {
+        const older = join(moduleDir, "older", `nri-${variant}`);
         const path = `github.com/nri-ts/nri-ts/packages/conformance/cmd/${name}`;
         await run("go", ["build", "-tags", "nri_before_policies", "-o", bin, path], { cwd: older });
         return bin;
       }
       const dir = join(moduleDir, "cmd", name);
       const own = existsSync(join(dir, "go.mod"));
-      await run("go", ["build", "-o", bin, own ? "." : `./cmd/${name}`], { cwd: own ? dir : moduleDir });
+      const wasm = variant === "wasm";
+      await run("go", ["build", ...(wasm ? ["-buildmode=c-shared"] : []), "-o", bin, own ? "." : `./cmd/${name}`], {
+        cwd: own ? dir : moduleDir,
+        env: wasm ? { ...process.env, GOOS: "wasip1", GOARCH: "wasm" } : process.env,
+      });
       return bin;
     })();
     builds.set(key, build);

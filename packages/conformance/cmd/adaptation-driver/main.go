@@ -13,10 +13,17 @@
 //	                  first CreateContainer (a fresh copy of the request each)
 //	-sync-containers N  give each plugin N containers to synchronize with,
 //	                  and report how long that took and the peak RSS so far
+//	-plugin-dir DIR   pre-installed plugins (WASM modules, programs), as /opt/nri/plugins
+//	-config-dir DIR   their configuration, as /etc/nri/conf.d
+//	-log-prefix TEXT  report the adaptation's log lines that start with TEXT
 //
-// Output, JSON lines on stdout: {"event":"ready"} once listening,
+// Output, JSON lines on stdout: {"event":"started",...} with how long
+// Start took (pre-installed plugins loaded, configured and synchronized) and
+// the RSS before and after, {"event":"ready"} once listening,
 // {"event":"synced","updates":[...]} per synchronized plugin,
-// {"event":"result",...} per step, {"event":"bench",...}, {"event":"done"}.
+// {"event":"result",...} per step, {"event":"bench",...}, {"event":"log",...} per reported log line,
+// {"event":"plugins","names":[...]} (the invocation order once every plugin
+// is in) and {"event":"done"}.
 // Messages travel as base64 protobuf, errors as Go's error text.
 package main
 
@@ -32,6 +39,7 @@ import (
 	"time"
 
 	"github.com/containerd/nri/pkg/adaptation"
+	nrilog "github.com/containerd/nri/pkg/log"
 	validator "github.com/containerd/nri/plugins/default-validator/builtin"
 	"google.golang.org/protobuf/proto"
 )
@@ -71,8 +79,13 @@ func main() {
 		timeoutMs      = flag.Int("timeout-ms", 2000, "plugin request timeout")
 		bench          = flag.Int("bench", 0, "time this many CreateContainer rounds")
 		syncContainers = flag.Int("sync-containers", 0, "synchronize plugins with this many containers")
+		pluginDir      = flag.String("plugin-dir", "/nonexistent/nri-ts/plugins", "pre-installed plugins")
+		configDir      = flag.String("config-dir", "/nonexistent/nri-ts/conf.d", "their configuration")
+		logPrefix      = flag.String("log-prefix", "", "report log lines with this prefix")
 	)
 	flag.Parse()
+	logger := &recordingLogger{prefix: *logPrefix, next: nrilog.Get()}
+	nrilog.Set(logger)
 
 	sc, err := loadScenario(*scenarioFile)
 	if err != nil {
@@ -116,20 +129,28 @@ func main() {
 
 	opts := []adaptation.Option{
 		adaptation.WithSocketPath(*socket),
-		adaptation.WithPluginPath("/nonexistent/nri-ts/plugins"),
-		adaptation.WithPluginConfigPath("/nonexistent/nri-ts/conf.d"),
+		adaptation.WithPluginPath(*pluginDir),
+		adaptation.WithPluginConfigPath(*configDir),
 	}
 	if sc.defaultValidator != nil {
 		opts = append(opts, adaptation.WithDefaultValidator(sc.defaultValidator))
 	}
+	rssBeforeStart := currentRSSKB()
 	r, err := adaptation.New("conformance", "v0.0.1", syncFn, updateFn, opts...)
 	if err != nil {
 		fail("%v", err)
 	}
+	start := time.Now()
 	if err := r.Start(); err != nil {
 		fail("%v", err)
 	}
 	defer r.Stop()
+	report(map[string]any{
+		"event":       "started",
+		"seconds":     time.Since(start).Seconds(),
+		"rssBeforeKB": rssBeforeStart,
+		"rssKB":       currentRSSKB(),
+	})
 	report(map[string]any{"event": "ready"})
 
 	// Start synchronized the (no) pre-installed plugins; then each external one.
@@ -139,6 +160,7 @@ func main() {
 	}
 	// The last plugin is in once its synchronization lock is released.
 	r.BlockPluginSync().Unblock()
+	report(map[string]any{"event": "plugins", "names": logger.invocationOrder()})
 
 	if *bench > 0 {
 		runBench(r, sc, *bench)

@@ -15,6 +15,7 @@
 //	{"name": "trapper", "role": "trap", "when": "web"} panics creating "web" (the module traps)
 //	{"name": "hang", "role": "spin", "when": "web"}    never returns from creating "web"
 //	{"name": "quitter", "role": "exit", "when": "web"} exits (WASI proc_exit 3) creating "web"
+//	{"name": "bystander", "role": "pass"}             only logs what it sees
 //
 // Everything it does, it tells the host through the Log host function, each
 // message starting with "wasm-plugin <name>: ".
