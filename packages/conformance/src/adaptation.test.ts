@@ -13,22 +13,21 @@ import { Adaptation } from "@nri-ts/adaptation";
 import {
   Container,
   ContainerState,
-  ContainerUpdate,
   CreateContainerRequest,
   CreateContainerResponse,
   PodSandbox,
-  StopContainerResponse,
 } from "@nri-ts/api";
 import { afterEach, beforeAll, beforeEach, expect, test } from "vitest";
 import {
   type GoPlugin,
   pluginLog,
+  readable,
+  readableSync,
   type RunOptions,
   type RunResult,
   runGo,
   runOurs,
   type Scenario,
-  type StepResult,
   step,
 } from "../fixtures/adaptation/harness.js";
 import { describeWithGo, goCommand } from "./go.js";
@@ -123,26 +122,6 @@ function lifecycle(): Scenario["steps"] {
     step("StopPodSandbox", { pod: pod0 }),
     step("RemovePodSandbox", { pod: pod0 }),
   ];
-}
-
-/** Decoded, so that the comparison reads as messages and not as bytes. */
-function readable(result: StepResult): Record<string, unknown> {
-  const decoded: Record<string, unknown> = { op: result.op, error: result.error };
-  if (result.response) {
-    decoded.response =
-      result.op === "CreateContainer"
-        ? CreateContainerResponse.decode(result.response)
-        : result.op === "StopContainer"
-          ? StopContainerResponse.decode(result.response)
-          : result.response;
-  }
-  if (result.request) decoded.request = CreateContainerRequest.decode(result.request);
-  if (result.updates) decoded.updates = result.updates.map((u) => (u === null ? null : ContainerUpdate.decode(u)));
-  return decoded;
-}
-
-function readableSync(run: RunResult): ContainerUpdate[][] {
-  return run.synced.map((updates) => updates.map((u) => ContainerUpdate.decode(u)));
 }
 
 async function logOf(plugin: GoPlugin): Promise<unknown[]> {
