@@ -162,3 +162,33 @@ test("a module whose Configure fails is not started", async () => {
     `failed to start pre-installed NRI plugin "unhappy": failed to configure plugin: bad config`,
   ]);
 });
+
+const policy = (failRequest: boolean, keepConnected: boolean): ExportBehaviour => ({
+  answer: ConfigureResponse.encode({ events: eventMask(Event.CREATE_CONTAINER), failurePolicy: { failRequest, keepConnected } }).finish(),
+});
+
+test("a WASM plugin's failure policy applies as to any plugin: fail_request fails the request that timed out", async () => {
+  await installWasm("10-strict", { exports: { plugin_configure: policy(true, false), plugin_create_container: "spin" } });
+  await runtime.adaptation.start();
+  expect(runtime.adaptation.plugins[0]?.failurePolicy).toEqual({ failRequest: true, keepConnected: false });
+  await expect(runtime.adaptation.createContainer(createRequest("pod0", "ctr0"))).rejects.toThrow(
+    "plugin 10-strict failed to handle CreateContainer request: module closed with context deadline exceeded",
+  );
+  expect(runtime.pluginNames).toEqual([]);
+});
+
+test("keep_connected cannot keep a WASM plugin whose module timed out: the module is gone, so is the plugin", async () => {
+  await installWasm("10-kept", { exports: { plugin_configure: policy(false, true), plugin_create_container: "spin" } });
+  await runtime.adaptation.start();
+  await expect(runtime.adaptation.createContainer(createRequest("pod0", "ctr0"))).resolves.toMatchObject({ update: [] });
+  expect(runtime.pluginNames).toEqual([]);
+});
+
+test("the runtime's own deadline ends a WASM call: the runtime gets wazero's text, the plugin is gone with its module", async () => {
+  await installWasm("10-slow", creating("spin"));
+  await runtime.adaptation.start();
+  await expect(
+    runtime.adaptation.createContainer(createRequest("pod0", "ctr0"), { signal: AbortSignal.timeout(100) }),
+  ).rejects.toThrow("module closed with context deadline exceeded");
+  expect(runtime.pluginNames).toEqual([]);
+});

@@ -182,6 +182,39 @@ describe("calls", () => {
     expect(again).toMatchObject({ message: "module closed with context deadline exceeded", local: "deadline" });
   });
 
+  test("the runtime giving up ends the module: the call fails as aborted, in wazero's words; later calls find it closed", async () => {
+    const transport = await load({ exports: { plugin_create_container: "spin" } });
+    const runtime = new AbortController();
+    const call = failure(transport.call("createContainer", request("createContainer"), soon(), runtime.signal));
+    setTimeout(() => runtime.abort(), 100);
+    expect(await call).toMatchObject({ message: "module closed with context canceled", code: Status.CANCELLED, local: "aborted" });
+    expect(transport.closed).toBe(true);
+    expect(await failure(transport.call("createContainer", request("createContainer"), soon()))).toMatchObject({
+      message: "module closed with context canceled",
+      local: "closed",
+    });
+  });
+
+  test("a runtime deadline that passed already ends the module before the call", async () => {
+    const transport = await load({});
+    const expired = AbortSignal.timeout(0);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await failure(transport.call("createContainer", request("createContainer"), soon(), expired))).toMatchObject({
+      message: "module closed with context deadline exceeded",
+      code: Status.DEADLINE_EXCEEDED,
+      local: "aborted",
+    });
+    expect(transport.closed).toBe(true);
+  });
+
+  test("an answer before the runtime gives up is the answer", async () => {
+    const transport = await load({});
+    const runtime = new AbortController();
+    await expect(transport.call("createContainer", request("createContainer"), soon(), runtime.signal)).resolves.toBeDefined();
+    runtime.abort();
+    expect(transport.closed).toBe(false);
+  });
+
   test("a module that exits fails that call as its error; it is gone, later calls fail at once", async () => {
     const transport = await load({ exports: { plugin_create_container: "exit" } });
     const error = await failure(transport.call("createContainer", request("createContainer"), soon()));

@@ -21,6 +21,7 @@ import { decodeMessage, LogRequest, LogRequest_Level, type MessageType, PluginDe
 import { Status } from "nice-grpc-common";
 import { errorText } from "./error-text.js";
 import {
+  abortedFailure,
   CallFailure,
   type LocalFailure,
   type PluginMethod,
@@ -189,21 +190,47 @@ export class WasmTransport implements PluginTransport {
     return this.#gone !== undefined;
   }
 
-  call<K extends PluginMethod>(method: K, request: PluginRequest<K>, deadline: number): Promise<PluginResponse<K>> {
+  /**
+   * Calls the method's export. As wazero closes a module whose context is
+   * done, the module is ended for good at the deadline, or when the
+   * runtime's `signal` aborts (then the call fails with
+   * `module closed with context canceled` or `... deadline exceeded`, not as
+   * the plugin's failure).
+   */
+  call<K extends PluginMethod>(
+    method: K,
+    request: PluginRequest<K>,
+    deadline: number,
+    signal?: AbortSignal,
+  ): Promise<PluginResponse<K>> {
     if (this.#gone) {
       const { text, code, local } = this.#gone;
       return Promise.reject(new CallFailure(text, code, text, local));
     }
+    if (signal?.aborted) return Promise.reject(this.#abort(signal));
     const requestType = PluginDefinition.methods[method].requestType as unknown as MessageType<PluginRequest<K>>;
     const bytes = requestType.encode(request).finish();
     const id = this.#nextId++;
     return new Promise<PluginResponse<K>>((resolve, reject) => {
-      // As wazero closes a module whose context is done: the module is gone for good.
       const timer = setTimeout(
         () => this.#end("module closed with context deadline exceeded", Status.DEADLINE_EXCEEDED, "deadline"),
         Math.max(0, deadline - Date.now()),
       );
-      this.#pending.set(id, { method, resolve: resolve as (response: unknown) => void, reject, timer });
+      const onAbort = () => void this.#abort(signal!);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      const settled = () => signal?.removeEventListener("abort", onAbort);
+      this.#pending.set(id, {
+        method,
+        resolve: (response) => {
+          settled();
+          resolve(response as PluginResponse<K>);
+        },
+        reject: (failure) => {
+          settled();
+          reject(failure);
+        },
+        timer,
+      });
       const transfer = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? [bytes.buffer as ArrayBuffer] : [];
       this.#worker.postMessage({ id, export: exportName(method), bytes }, transfer);
     });
@@ -253,10 +280,21 @@ export class WasmTransport implements PluginTransport {
     }
   }
 
-  /** The module is gone: calls in flight and later ones fail with `text`. */
-  #end(text: string, code: Status, local: LocalFailure): void {
+  /** The runtime gave up on the request: the module is ended, the calls in flight fail as aborted. */
+  #abort(signal: AbortSignal): CallFailure {
+    const aborted = abortedFailure(signal);
+    const text = `module closed with ${aborted.message}`;
+    this.#end(text, aborted.code, "aborted", "closed");
+    return new CallFailure(text, aborted.code, text, "aborted", { cause: signal.reason });
+  }
+
+  /**
+   * The module is gone: calls in flight fail with `text` (as `local`), and
+   * so do later ones (as `later`: a closed module is no runtime abort).
+   */
+  #end(text: string, code: Status, local: LocalFailure, later: LocalFailure = local): void {
     if (this.#gone) return;
-    this.#gone = { text, code, local };
+    this.#gone = { text, code, local: later };
     void this.#worker.terminate();
     for (const [id, pending] of this.#pending) {
       this.#pending.delete(id);
