@@ -35,11 +35,16 @@ export function isPlugin(pkg: WorkspacePackage): boolean {
   return pkg.path.startsWith("packages/plugins/") && !pkg.manifest.private;
 }
 
-/** The program's file in the package (`dist/main.js`), from its one `bin`. */
+/**
+ * The program's file in the package (`dist/main.js`): its one `bin`, or,
+ * for a package with more programs (the exit reporter also has its
+ * `nri-exits` command), the bin `nri-<name>`.
+ */
 export function programFile(pkg: WorkspacePackage): string | undefined {
   const bin = pkg.manifest.bin;
-  const targets = typeof bin === "string" ? [bin] : Object.values(bin ?? {});
-  return targets.length === 1 ? targets[0]!.replace(/^\.\//, "") : undefined;
+  const entries = typeof bin === "string" ? [[`nri-${pluginName(pkg)}`, bin]] : Object.entries(bin ?? {});
+  const target = entries.length === 1 ? entries[0]![1] : entries.find(([command]) => command === `nri-${pluginName(pkg)}`)?.[1];
+  return target?.replace(/^\.\//, "");
 }
 
 export function missingDeployFiles(pkg: WorkspacePackage): string[] {

@@ -59,3 +59,8 @@ export function goLogger(runtime: Runtime, index: string): PluginCommand {
     ],
   };
 }
+
+/** `nri-exit-reporter` on the runtime's socket, configured by the YAML file at `config`. */
+export function exitReporter(runtime: Runtime, index: string, config: string): PluginCommand {
+  return nodePlugin("exit-reporter", "plugins/exit-reporter", ["-idx", index, "-socket-path", runtime.layout.nriSocket, "-config", config]);
+}

@@ -1,0 +1,86 @@
+/**
+ * Where a container's memory cgroup is, on cgroup v1 (a `memory` hierarchy
+ * of its own) and v2 (one unified hierarchy), and how to turn the cgroup
+ * path a runtime sends (`linux.cgroups_path`) into a directory: either a
+ * path (`/k8s.io/<id>`, the cgroupfs driver) or systemd's
+ * `slice:prefix:name` (`kubepods-pod1.slice:cri-containerd:<id>`).
+ */
+import { readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
+
+/** A mounted memory hierarchy: where it is mounted and which cgroup its mount point shows. */
+export interface CgroupLayout {
+  version: 1 | 2;
+  mountPoint: string;
+  /** The cgroup at the mount point, `/` unless the mount shows a subtree (e.g. in a cgroup namespace). */
+  mountRoot: string;
+}
+
+/** mountinfo escapes spaces, tabs, newlines and backslashes as octal. */
+function unescapeMountField(field: string): string {
+  return field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8)));
+}
+
+/**
+ * The memory hierarchy in `/proc/self/mountinfo` text: a cgroup v1 mount
+ * with the memory controller if there is one (hybrid hosts have both; v1
+ * then holds the memory controller), else the cgroup2 mount.
+ */
+export function memoryCgroupFromMountinfo(mountinfo: string): CgroupLayout | undefined {
+  let v2: CgroupLayout | undefined;
+  for (const line of mountinfo.split("\n")) {
+    const fields = line.split(" ");
+    const separator = fields.indexOf("-");
+    if (separator < 6) continue;
+    const [fsType, , superOptions = ""] = fields.slice(separator + 1);
+    const mount = { mountPoint: unescapeMountField(fields[4]), mountRoot: unescapeMountField(fields[3]) };
+    if (fsType === "cgroup" && superOptions.split(",").includes("memory")) return { version: 1, ...mount };
+    if (fsType === "cgroup2") v2 ??= { version: 2, ...mount };
+  }
+  return v2;
+}
+
+/**
+ * The memory hierarchy under an explicitly configured root (e.g. the host's
+ * `/sys/fs/cgroup` mounted into the reporter's container): v1 when it has a
+ * `memory` directory, else v2.
+ */
+export async function memoryCgroupUnder(root: string): Promise<CgroupLayout> {
+  const v1 = await stat(join(root, "memory")).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+  return v1 ? { version: 1, mountPoint: join(root, "memory"), mountRoot: "/" } : { version: 2, mountPoint: root, mountRoot: "/" };
+}
+
+/** Finds the memory hierarchy: under `root` if given, else from this process's mounts. */
+export async function findMemoryCgroup(root?: string): Promise<CgroupLayout | undefined> {
+  if (root) return memoryCgroupUnder(root);
+  return memoryCgroupFromMountinfo(await readFile("/proc/self/mountinfo", "utf8").catch(() => ""));
+}
+
+/** `a-b-c.slice` as systemd nests it: `/a.slice/a-b.slice/a-b-c.slice`; `-.slice` is the root. */
+export function expandSlice(slice: string): string {
+  const name = slice.replace(/\.slice$/, "");
+  if (name === "-" || name === "") return "/";
+  const parts = name.split("-");
+  return parts.map((_, i) => `/${parts.slice(0, i + 1).join("-")}.slice`).join("");
+}
+
+/** The cgroup directory, inside the hierarchy, of a runtime's cgroup path; undefined for none. */
+export function cgroupDirectory(cgroupsPath: string): string | undefined {
+  if (cgroupsPath === "") return undefined;
+  if (cgroupsPath.startsWith("/")) return cgroupsPath;
+  const [parent, prefix, name] = cgroupsPath.split(":");
+  if (name === undefined) return `/${cgroupsPath}`;
+  const unit = name.endsWith(".slice") ? name : prefix ? `${prefix}-${name}.scope` : `${name}.scope`;
+  const base = expandSlice(parent || "system.slice");
+  return `${base === "/" ? "" : base}/${unit}`;
+}
+
+/** The directory of `cgroup` on disk, or undefined when it lies outside what the mount shows. */
+export function cgroupPathOnDisk(layout: CgroupLayout, cgroup: string): string | undefined {
+  const root = layout.mountRoot.replace(/\/+$/, "");
+  if (root !== "" && cgroup !== root && !cgroup.startsWith(`${root}/`)) return undefined;
+  return join(layout.mountPoint, cgroup.slice(root.length));
+}

@@ -1,0 +1,81 @@
+/**
+ * The exits the gRPC service hands out: the last ones in a bounded ring,
+ * and live subscriptions with filters. Publishing never waits for a
+ * watcher: one that falls `subscriberBuffer` exits behind is dropped, its
+ * stream ended with RESOURCE_EXHAUSTED, and the reason logged.
+ */
+import { ServerError, Status } from "nice-grpc-common";
+import type { ExitFilter, ExitRecord } from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
+import { Subscription } from "./subscription.js";
+
+export const DEFAULT_RECENT = 1000;
+export const DEFAULT_SUBSCRIBER_BUFFER = 1000;
+
+export interface ExitHubOptions {
+  /** How many exits the ring keeps; default 1000. */
+  recent?: number;
+  /** How many exits may wait for one watcher before it is dropped; default 1000. */
+  subscriberBuffer?: number;
+  /** Told why a watcher was dropped. */
+  onSubscriberDropped: (peer: string, why: string) => void;
+}
+
+export function matchesFilter(record: ExitRecord, filter: ExitFilter | undefined): boolean {
+  if (!filter) return true;
+  if (filter.namespace && record.pod?.namespace !== filter.namespace) return false;
+  if (filter.pod && record.pod?.name !== filter.pod) return false;
+  if (filter.container && record.container?.name !== filter.container) return false;
+  if (filter.nonZeroOnly && record.exitCode === 0) return false;
+  return true;
+}
+
+export class ExitHub {
+  readonly capacity: number;
+  private readonly ring: ExitRecord[] = [];
+  private readonly subscriptions = new Map<Subscription, ExitFilter | undefined>();
+  private readonly buffer: number;
+  private watchersSeen = 0;
+
+  constructor(private readonly options: ExitHubOptions) {
+    this.capacity = options.recent ?? DEFAULT_RECENT;
+    this.buffer = options.subscriberBuffer ?? DEFAULT_SUBSCRIBER_BUFFER;
+  }
+
+  publish(record: ExitRecord): void {
+    this.ring.push(record);
+    if (this.ring.length > this.capacity) this.ring.shift();
+    for (const [subscription, filter] of this.subscriptions) {
+      if (!matchesFilter(record, filter) || subscription.push(record)) continue;
+      const why = `it fell ${subscription.queued} exits behind (the limit is ${this.buffer})`;
+      subscription.end(new ServerError(Status.RESOURCE_EXHAUSTED, `dropped by the exit reporter: ${why}`));
+      this.options.onSubscriberDropped(subscription.peer, why);
+    }
+  }
+
+  /** The newest `limit` matching exits (0: all), oldest first. */
+  recent(filter: ExitFilter | undefined, limit = 0): ExitRecord[] {
+    const matching = this.ring.filter((record) => matchesFilter(record, filter));
+    return limit > 0 ? matching.slice(-limit) : matching;
+  }
+
+  /**
+   * A live subscription; it ends when `signal` aborts (the watcher went
+   * away). Logs name it `#<n> (<peer>)`; gRPC knows no peer on a unix socket.
+   */
+  subscribe(filter: ExitFilter | undefined, peer: string, signal?: AbortSignal): Subscription {
+    const name = `#${++this.watchersSeen} (${peer === "unknown" ? "unix socket" : peer})`;
+    const subscription = new Subscription(this.buffer, name, (ended) => this.subscriptions.delete(ended));
+    this.subscriptions.set(subscription, filter);
+    signal?.addEventListener("abort", () => subscription.end(), { once: true });
+    return subscription;
+  }
+
+  get watchers(): number {
+    return this.subscriptions.size;
+  }
+
+  /** Ends every subscription, e.g. when the reporter stops. */
+  endAll(error?: Error): void {
+    for (const subscription of [...this.subscriptions.keys()]) subscription.end(error);
+  }
+}

@@ -1,0 +1,37 @@
+// Its types use Node's (streams): the reference stays in the .d.ts for projects with "types": [].
+/// <reference types="node" preserve="true" />
+import { createLogger, type Plugin } from "@nri-ts/stub";
+import { decodeConfig } from "./config.js";
+import { createExitReporterPlugin } from "./plugin.js";
+import { ExitReporter } from "./reporter.js";
+
+export { type Address, AddressError, formatAddress, parseAddress } from "./address.js";
+export { CAUSE_ANNOTATION, EXIT_CODES_ANNOTATION } from "./annotations.js";
+export { type DeclaredCause } from "./causes.js";
+export { type CgroupLayout, cgroupDirectory, findMemoryCgroup, memoryCgroupFromMountinfo } from "./cgroups.js";
+export { connectExitReporter, DEFAULT_ADDRESS, type ExitReporterClient, type ExitReporterConnection } from "./client.js";
+export { type Command, formatCommand, stripWrapper, type WrapperPrefix } from "./command.js";
+export {
+  type ConfigDefaults,
+  DEFAULT_GRPC_SOCKET,
+  decodeConfig,
+  defaultConfig,
+  type ExitReporterConfig,
+  ExitReporterConfigError,
+} from "./config.js";
+export { matchesFilter } from "./exit-hub.js";
+export * from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
+export { exitRecordToJson } from "./json-record.js";
+export { codeClass, KNOWN_REASONS } from "./metrics.js";
+export { checkOom } from "./oom.js";
+export { createExitReporterPlugin, type ExitReporterPluginOptions } from "./plugin.js";
+export { buildExitRecord, type ExitEvent, type RecordInput } from "./record.js";
+export { ExitReporter, type ExitReporterOptions } from "./reporter.js";
+
+/**
+ * The reporter for `nri-sim --plugin`: `config` is the YAML a runtime would
+ * hand it (from `--plugin-config`); its logs go to stderr.
+ */
+export function plugin(config = ""): Plugin {
+  return createExitReporterPlugin(new ExitReporter({ logger: createLogger() }), { config: decodeConfig(config) });
+}

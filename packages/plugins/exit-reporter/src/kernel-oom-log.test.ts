@@ -1,0 +1,45 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { KernelOomLog } from "./kernel-oom-log.js";
+
+/** Records as this machine's kernel (6.18) wrote them for an OOM kill in a container, in /dev/kmsg's format. */
+const RECORDS = [
+  "4,3001,6200357318,-;[  pid  ]   uid  tgid total_vm      rss rss_anon rss_file rss_shmem pgtables_bytes swapents oom_score_adj name",
+  "6,3002,6200357334,-;oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=c68ca382,mems_allowed=0,oom_memcg=/nri-e2e-rt-65Up83/c68ca382,task_memcg=/nri-e2e-rt-65Up83/c68ca382,task=sh,pid=7171,uid=0",
+  "3,3003,6200357351,-;Memory cgroup out of memory: Killed process 7171 (sh) total-vm:56544kB, anon-rss:32000kB, file-rss:1456kB, shmem-rss:0kB, UID:0 pgtables:108kB oom_score_adj:0",
+  " SUBSYSTEM=memory",
+  // A kill whose summary the kernel rate-limited away: only the pid is known.
+  "3,3010,6300000000,-;Memory cgroup out of memory: Killed process 9001 (java) total-vm:1kB, anon-rss:1kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:1kB oom_score_adj:0",
+];
+
+describe("KernelOomLog", () => {
+  let dir: string;
+  let log: KernelOomLog;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "exit-reporter-kmsg-"));
+    await writeFile(join(dir, "kmsg"), `${RECORDS.join("\n")}\n`);
+    log = await KernelOomLog.open(join(dir, "kmsg"));
+  });
+  afterAll(async () => {
+    await log.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const always = { startedAt: 1n, finishedAt: BigInt(Date.now() + 60_000) * 1_000_000n };
+
+  it("finds a kill by the container's memory cgroup", async () => {
+    expect((await log.find("/nri-e2e-rt-65Up83/c68ca382", 0, always))?.text).toBe(
+      "oom-kill of sh (pid 7171) in memory cgroup /nri-e2e-rt-65Up83/c68ca382",
+    );
+    expect(await log.find("/nri-e2e-rt-65Up83/other", 0, always)).toBeUndefined();
+  });
+
+  it("finds a kill by pid only while the container ran (pids are reused)", async () => {
+    expect((await log.find(undefined, 9001, always))?.text).toBe("Killed process 9001 (java) by the memory cgroup's OOM killer");
+    expect(await log.find(undefined, 9001, { startedAt: BigInt(Date.now() + 3_600_000) * 1_000_000n, finishedAt: 0n })).toBeUndefined();
+    expect(await log.find(undefined, 9001, { startedAt: 0n, finishedAt: 0n })).toBeUndefined();
+    expect(await log.find(undefined, 4242, always)).toBeUndefined();
+  });
+});

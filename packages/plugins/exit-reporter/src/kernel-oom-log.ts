@@ -1,0 +1,146 @@
+/**
+ * OOM kills as the kernel logs them (`/dev/kmsg`), for when the container's
+ * cgroup is gone before the reporter can read its counter: containerd 2.4
+ * removes it at about the time it sends StopContainer, so reading it races
+ * (on our machines it was there, half gone (ENODEV) or gone, run to run).
+ * The kernel writes its lines at the kill, before the process is reaped,
+ * so the log read at StopContainer always has them:
+ *
+ *     oom-kill:constraint=CONSTRAINT_MEMCG,...,oom_memcg=/k8s.io/<id>,task_memcg=/k8s.io/<id>,task=sh,pid=7171,uid=0
+ *     Memory cgroup out of memory: Killed process 7171 (sh) total-vm:56544kB, ...
+ *
+ * The first names the killed task's memory cgroup (the kernel rate-limits
+ * it under a storm of kills); the second only its pid, which StopContainer
+ * carries for the container's main process. Reading needs root (or
+ * CAP_SYSLOG) and a /dev/kmsg, which containers lack unless given one.
+ */
+import { constants, type FileHandle, open } from "node:fs/promises";
+import { uptime } from "node:os";
+import { BoundedMap } from "./bounded-map.js";
+
+export const KMSG = "/dev/kmsg";
+
+/** How many kills are remembered, by cgroup and by pid. */
+const REMEMBERED = 4096;
+/** How often the log is read while nobody asks, so that the kernel's ring does not drop what matters. */
+const READ_EVERY_MS = 1000;
+
+const RECORD = /^\d+,\d+,(\d+),[^;]*;(.*)$/;
+const SUMMARY = /^oom-kill:.*\boom_memcg=([^,]*),task_memcg=([^,]*),task=([^,]*),pid=(\d+)/;
+const KILLED = /^Memory cgroup out of memory: Killed process (\d+) \((.*?)\)/;
+
+export interface KernelOomKill {
+  /** The kernel's own words, shortened: `oom-kill of sh (pid 7171) in memory cgroup /k8s.io/<id>`. */
+  text: string;
+  /** When, in nanoseconds since the epoch (to the second: the log counts from boot). */
+  at: bigint;
+}
+
+/** Two lines of one kill are logged within this of each other. */
+const SAME_KILL_NS = 1_000_000_000n;
+/** How far a kill found by pid may lie outside the container's run, for the clocks' sake. */
+const PID_MATCH_SLACK_NS = 2_000_000_000n;
+
+export class KernelOomLog {
+  private readonly byCgroup = new BoundedMap<string, KernelOomKill>(REMEMBERED);
+  private readonly byPid = new BoundedMap<number, KernelOomKill>(REMEMBERED);
+  private reading: Promise<void> | undefined;
+  private readonly timer: NodeJS.Timeout;
+  private readonly buffer = Buffer.alloc(8192);
+  private rest = "";
+
+  /** The epoch time of boot, in nanoseconds, as far as the uptime tells it. */
+  private readonly bootedAt = BigInt(Date.now() - Math.round(uptime() * 1000)) * 1_000_000n;
+
+  private constructor(private readonly handle: FileHandle) {
+    this.timer = setInterval(() => void this.read(), READ_EVERY_MS).unref();
+  }
+
+  /**
+   * Opens the kernel log and reads what it holds (kills from before the
+   * reporter started count too).
+   * @throws the open's error (no /dev/kmsg, not permitted)
+   */
+  static async open(path = KMSG): Promise<KernelOomLog> {
+    const log = new KernelOomLog(await open(path, constants.O_RDONLY | constants.O_NONBLOCK));
+    await log.read();
+    return log;
+  }
+
+  /** Reads every record the kernel has written since the last read. */
+  read(): Promise<void> {
+    this.reading ??= this.drain().finally(() => {
+      this.reading = undefined;
+    });
+    return this.reading;
+  }
+
+  private async drain(): Promise<void> {
+    for (;;) {
+      let bytes: number;
+      try {
+        ({ bytesRead: bytes } = await this.handle.read(this.buffer, 0, this.buffer.length, null));
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        // EPIPE: the ring overwrote records we had not read; reading goes on after them.
+        if (code === "EPIPE") continue;
+        return; // EAGAIN: nothing more for now (or the log went away)
+      }
+      if (bytes === 0) return;
+      this.note(this.buffer.toString("utf8", 0, bytes));
+    }
+  }
+
+  /**
+   * Records as /dev/kmsg hands them, one per read:
+   * `<prio>,<seq>,<usec>,<flags>[,...];<message>`, then continuation lines
+   * that start with a space (skipped).
+   */
+  private note(text: string): void {
+    const lines = (this.rest + text).split("\n");
+    // A regular file (the tests use one) may end a read mid-line.
+    this.rest = lines.pop() ?? "";
+    for (const line of lines) {
+      const record = RECORD.exec(line);
+      if (record) this.noteMessage(this.bootedAt + BigInt(record[1]) * 1000n, record[2]);
+    }
+  }
+
+  private noteMessage(at: bigint, message: string): void {
+    const summary = SUMMARY.exec(message);
+    if (summary) {
+      const [, , taskMemcg, task, pid] = summary;
+      const kill = { text: `oom-kill of ${task} (pid ${pid}) in memory cgroup ${taskMemcg}`, at };
+      this.byCgroup.put(taskMemcg, kill);
+      this.byPid.put(Number(pid), kill);
+      return;
+    }
+    const killed = KILLED.exec(message);
+    if (!killed) return;
+    // The summary of the same kill came just before, and says more.
+    const earlier = this.byPid.get(Number(killed[1]));
+    if (earlier && at - earlier.at < SAME_KILL_NS) return;
+    this.byPid.put(Number(killed[1]), { text: `Killed process ${killed[1]} (${killed[2]}) by the memory cgroup's OOM killer`, at });
+  }
+
+  /**
+   * The kill logged for the cgroup, or else for the pid while the container
+   * ran (a pid is reused; a cgroup path holds the container's id), after
+   * reading what is new.
+   */
+  async find(cgroup: string | undefined, pid: number, ran: { startedAt: bigint; finishedAt: bigint }): Promise<KernelOomKill | undefined> {
+    await this.read();
+    const inCgroup = cgroup !== undefined ? this.byCgroup.get(cgroup) : undefined;
+    if (inCgroup) return inCgroup;
+    const byPid = pid > 0 ? this.byPid.get(pid) : undefined;
+    if (!byPid || ran.startedAt === 0n) return undefined;
+    const end = ran.finishedAt === 0n ? BigInt(Date.now()) * 1_000_000n : ran.finishedAt;
+    return byPid.at >= ran.startedAt - PID_MATCH_SLACK_NS && byPid.at <= end + PID_MATCH_SLACK_NS ? byPid : undefined;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.reading;
+    await this.handle.close();
+  }
+}

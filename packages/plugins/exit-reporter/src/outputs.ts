@@ -1,0 +1,72 @@
+/**
+ * Starts the outputs a configuration asks for, all or none: when one
+ * cannot start, those already started are closed again and the error says
+ * which output failed and why.
+ */
+import type { Writable } from "node:stream";
+import type { AttachCauseRequest, AttachCauseResponse } from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
+import type { ExitReporterConfig } from "./config.js";
+import { GrpcOutput } from "./grpc-output.js";
+import { JsonLinesOutput } from "./json-lines.js";
+import { RotatingFile, streamSink } from "./line-sinks.js";
+import { PrometheusOutput } from "./metrics.js";
+import type { DropListener, ExitOutput } from "./output.js";
+
+export interface OutputDependencies {
+  onDrop: DropListener;
+  onSubscriberDropped: (peer: string, why: string) => void;
+  attachCause: (request: AttachCauseRequest) => AttachCauseResponse;
+  /** Where `jsonLines.path: "-"` writes; default stdout. */
+  stdout?: Writable;
+}
+
+async function startOne(name: string, start: () => Promise<ExitOutput>): Promise<ExitOutput> {
+  try {
+    return await start();
+  } catch (error) {
+    throw new Error(`cannot start the ${name} output: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+export async function startOutputs(config: ExitReporterConfig, deps: OutputDependencies): Promise<ExitOutput[]> {
+  const started: ExitOutput[] = [];
+  try {
+    const { jsonLines, prometheus, grpc } = config;
+    if (prometheus) {
+      started.push(await startOne("prometheus", () => PrometheusOutput.start({
+            host: prometheus.listen.host,
+            port: prometheus.listen.port,
+            maxNamespaces: prometheus.maxNamespaces,
+            reasons: prometheus.reasons,
+          })));
+    }
+    if (jsonLines) {
+      started.push(
+        await startOne("json-lines", async () => {
+          const sink =
+            jsonLines.path === "-"
+              ? streamSink(deps.stdout ?? process.stdout, "stdout")
+              : await RotatingFile.open(jsonLines.path, jsonLines);
+          return new JsonLinesOutput(sink, { onDrop: deps.onDrop });
+        }),
+      );
+    }
+    if (grpc) {
+      started.push(
+        await startOne("grpc", () =>
+          GrpcOutput.start({
+            address: grpc.listen,
+            recent: grpc.recent,
+            subscriberBuffer: grpc.subscriberBuffer,
+            onSubscriberDropped: deps.onSubscriberDropped,
+            attachCause: deps.attachCause,
+          }),
+        ),
+      );
+    }
+  } catch (error) {
+    await Promise.all(started.map((output) => output.close().catch(() => {})));
+    throw error;
+  }
+  return started;
+}

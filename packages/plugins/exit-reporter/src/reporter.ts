@@ -1,0 +1,265 @@
+/**
+ * The exit reporter: turns container ends into exit records and hands each
+ * to every output. A record is built whatever is missing, and an output
+ * that fails or lags never holds up the runtime's request or the others.
+ */
+import type { Writable } from "node:stream";
+import type { Container, PodSandbox } from "@nri-ts/api";
+import { dateToNs } from "@nri-ts/api";
+import { type Logger, silentLogger } from "@nri-ts/stub";
+import { ServerError, Status } from "nice-grpc-common";
+import { readDeclarations } from "./annotations.js";
+import { CauseBook, causeProblem } from "./causes.js";
+import { type CgroupLayout, cgroupDirectory, findMemoryCgroup } from "./cgroups.js";
+import type { ExitReporterConfig } from "./config.js";
+import { DropLog } from "./drop-log.js";
+import { exitFacts, wantsOomCheck } from "./exit-facts.js";
+import { ExitTracker } from "./exit-tracker.js";
+import {
+  type AttachCauseRequest,
+  type AttachCauseResponse,
+  type ExitRecord,
+  type OomCheck,
+  OomVerdict,
+  Source,
+} from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
+import { KernelOomLog } from "./kernel-oom-log.js";
+import { checkOom } from "./oom.js";
+import { PrometheusOutput } from "./metrics.js";
+import type { ExitOutput } from "./output.js";
+import { startOutputs } from "./outputs.js";
+import { buildExitRecord, type ExitEvent, NOT_CHECKED } from "./record.js";
+
+export interface ExitReporterOptions {
+  logger?: Logger;
+  /** The clock records are stamped with, in nanoseconds since the epoch. */
+  now?: () => bigint;
+  /** Where `jsonLines.path: "-"` writes; default stdout. */
+  stdout?: Writable;
+  /** Outputs of the caller's own, given every record besides the configured ones; closed by `close`. */
+  outputs?: readonly ExitOutput[];
+}
+
+function who(pod: PodSandbox, container: Container): string {
+  return `${pod.namespace || "?"}/${pod.name || "?"}/${container.name || container.id}`;
+}
+
+/** The record of an end that could not be built in full: who, the code if known, and why it is short. */
+function incompleteRecord(base: Partial<ExitRecord>, pod: PodSandbox, container: Container, error: unknown): ExitRecord {
+  const facts = { finishedAt: container?.finishedAt ?? 0n, exitCode: container?.exitCode ?? 0 };
+  const exitCode = facts.finishedAt !== 0n || facts.exitCode !== 0 ? facts.exitCode : undefined;
+  return {
+    sequence: 0n,
+    reportedAt: 0n,
+    event: "",
+    ...base,
+    pod: { namespace: pod?.namespace ?? "", name: pod?.name ?? "", uid: pod?.uid ?? "" },
+    container: { name: container?.name ?? "", id: container?.id ?? "", image: "" },
+    exitCode,
+    signal: "",
+    reason: container?.statusReason ?? "",
+    reasonSource: container?.statusReason ? Source.SOURCE_RUNTIME : Source.SOURCE_UNSPECIFIED,
+    message: container?.statusMessage ?? "",
+    messageSource: container?.statusMessage ? Source.SOURCE_RUNTIME : Source.SOURCE_UNSPECIFIED,
+    declaredBy: "",
+    runtimeReason: container?.statusReason ?? "",
+    runtimeMessage: container?.statusMessage ?? "",
+    createdAt: container?.createdAt ?? 0n,
+    startedAt: container?.startedAt ?? 0n,
+    finishedAt: facts.finishedAt,
+    command: [...(container?.args ?? [])],
+    wrapper: [],
+    explanation: `ended${exitCode === undefined ? "" : ` with code ${exitCode}`} (the rest of the record could not be built)`,
+    oom: NOT_CHECKED,
+    flags: ["incomplete"],
+    notes: [`the record is incomplete: ${(error as Error)?.message ?? String(error)}`],
+  };
+}
+
+export class ExitReporter {
+  readonly logger: Logger;
+  private readonly now: () => bigint;
+  private readonly tracker = new ExitTracker();
+  private readonly drops: DropLog;
+  private config: ExitReporterConfig | undefined;
+  private causes: CauseBook | undefined;
+  private cgroups: CgroupLayout | undefined;
+  private kernelLog: KernelOomLog | undefined;
+  private outputs: ExitOutput[] = [];
+  private metrics: PrometheusOutput | undefined;
+  private sequence = 0n;
+
+  constructor(private readonly options: ExitReporterOptions = {}) {
+    this.logger = options.logger ?? silentLogger;
+    this.now = options.now ?? (() => dateToNs(Date.now()));
+    this.drops = new DropLog(this.logger);
+  }
+
+  /** The outputs running now (for a caller that wants the gRPC address or the metrics port). */
+  get activeOutputs(): readonly ExitOutput[] {
+    return this.outputs;
+  }
+
+  /**
+   * Takes a configuration: starts its outputs (stopping earlier ones
+   * first). The configuration already in use changes nothing.
+   * @throws Error when an output cannot start (a file it cannot open, an address in use); none runs then
+   */
+  async configure(config: ExitReporterConfig): Promise<void> {
+    if (config === this.config) return;
+    await this.closeConfigured();
+    this.config = undefined;
+    this.cgroups = config.oom.check ? await findMemoryCgroup(config.oom.cgroupRoot || undefined) : undefined;
+    if (config.oom.check && !this.cgroups) this.logger.warn("no cgroup memory controller found: OOM kills cannot be confirmed from cgroups");
+    if (config.oom.check && config.oom.kernelLog) {
+      const path = config.oom.kernelLog;
+      this.kernelLog = await KernelOomLog.open(path).catch((error: Error) => {
+        this.logger.warn(`cannot read the kernel log (${path}): ${error.message}; OOM kills are confirmed only while the container's cgroup is there`);
+        return undefined;
+      });
+    }
+    this.causes = new CauseBook({ ttlMs: config.causes.ttlSeconds * 1000, maxContainers: config.causes.maxContainers });
+    this.outputs = await startOutputs(config, {
+      onDrop: (output, records, why) => this.dropped(output, records, why),
+      onSubscriberDropped: (peer, why) => this.logger.warn({ peer }, `dropped gRPC watcher ${peer}: ${why}`),
+      attachCause: (request) => this.attachCause(request),
+      stdout: this.options.stdout,
+    });
+    this.metrics = this.outputs.find((output): output is PrometheusOutput => output instanceof PrometheusOutput);
+    this.config = config;
+    this.logger.info(
+      { outputs: this.outputs.map((output) => output.name), cgroups: this.cgroups ? `v${this.cgroups.version} ${this.cgroups.mountPoint}` : "none" },
+      `reporting exits to ${this.outputs.map((output) => (output.where ? `${output.name} at ${output.where}` : output.name)).join(", ") || "no output"}`,
+    );
+  }
+
+  private dropped(output: string, records: number, why: string): void {
+    this.drops.dropped(output, records, why);
+    this.metrics?.countDropped(output, records);
+  }
+
+  /** The reporter saw the container live (created, or running at Synchronize). */
+  watch(containerId: string): void {
+    this.tracker.watch(containerId);
+  }
+
+  /**
+   * Reports the container's end, unless this event is not a new one.
+   * @returns the record reported, if any
+   */
+  async containerEnded(event: ExitEvent, pod: PodSandbox, container: Container, signal?: AbortSignal): Promise<ExitRecord | undefined> {
+    const decision = this.tracker.decide(event, container);
+    if (!decision.report) {
+      this.logger.debug({ event, container: container.id }, `${event} of ${who(pod, container)} is no new exit: ${decision.why}`);
+      return undefined;
+    }
+    const sequence = ++this.sequence;
+    this.tracker.markReported(container.id, sequence);
+    const base = { sequence, reportedAt: this.now(), event };
+    let record: ExitRecord;
+    try {
+      record = await this.build(base, pod, container, signal);
+    } catch (error) {
+      record = incompleteRecord(base, pod, container, error);
+    }
+    for (const note of record.notes) this.logger.warn({ container: container.id }, `exit of ${who(pod, container)}: ${note}`);
+    this.publish(record);
+    this.logger.info(
+      { container: container.id, exitCode: record.exitCode, reason: record.reason, sequence: Number(sequence) },
+      `${who(pod, container)} ${record.explanation}`,
+    );
+    return record;
+  }
+
+  private async build(base: { sequence: bigint; reportedAt: bigint; event: ExitEvent }, pod: PodSandbox, container: Container, signal?: AbortSignal): Promise<ExitRecord> {
+    const config = this.config;
+    const facts = exitFacts(container);
+    const oom = config?.oom.check && wantsOomCheck(container, facts) ? await this.oomCheck(container, signal) : NOT_CHECKED;
+    const declarations = readDeclarations(pod, container);
+    return buildExitRecord({
+      ...base,
+      pod,
+      container,
+      oom,
+      causes: [...(this.causes?.take(container.id) ?? []), ...declarations.causes],
+      podMeanings: declarations.meanings,
+      configMeanings: config?.exitCodes ?? new Map(),
+      wrappers: config?.commandWrappers ?? [],
+      problems: declarations.problems,
+    });
+  }
+
+  /** The cgroup's counter; when the cgroup cannot tell (it is gone already), the kernel log. */
+  private async oomCheck(container: Container, signal?: AbortSignal): Promise<OomCheck> {
+    const cgroupsPath = container.linux?.cgroupsPath ?? "";
+    const fromCgroup = await checkOom(this.cgroups, cgroupsPath, signal);
+    if (fromCgroup.verdict !== OomVerdict.OOM_VERDICT_UNKNOWN || !this.kernelLog) return fromCgroup;
+    const kill = await this.kernelLog.find(cgroupDirectory(cgroupsPath), container.pid, container);
+    if (kill) return { verdict: OomVerdict.OOM_VERDICT_CONFIRMED, evidence: `the kernel log: ${kill.text}`, path: this.config?.oom.kernelLog ?? "" };
+    return { ...fromCgroup, evidence: `${fromCgroup.evidence}, and the kernel log has no OOM kill for it` };
+  }
+
+  private publish(record: ExitRecord): void {
+    for (const output of [...this.outputs, ...(this.options.outputs ?? [])]) {
+      try {
+        output.publish(record);
+      } catch (error) {
+        this.dropped(output.name, 1, (error as Error).message);
+      }
+    }
+  }
+
+  /** The container is gone: its causes and its tracking are forgotten. */
+  removed(containerId: string): void {
+    this.tracker.removed(containerId);
+    this.causes?.forget(containerId);
+  }
+
+  /**
+   * Keeps a cause for a container's coming end (gRPC AttachCause).
+   * @throws ServerError INVALID_ARGUMENT for a bad cause, FAILED_PRECONDITION when the end was reported already
+   */
+  attachCause(request: AttachCauseRequest): AttachCauseResponse {
+    if (request.containerId === "") throw new ServerError(Status.INVALID_ARGUMENT, "container_id: required");
+    const cause = {
+      declaredBy: request.declaredBy,
+      source: Source.SOURCE_PLUGIN as const,
+      reason: request.reason,
+      message: request.message,
+      exitCodes: request.exitCodes,
+    };
+    const problem = causeProblem(cause);
+    if (problem) throw new ServerError(Status.INVALID_ARGUMENT, problem);
+    const reported = this.tracker.reportedAs(request.containerId);
+    if (reported !== undefined) {
+      throw new ServerError(Status.FAILED_PRECONDITION, `container ${request.containerId} has ended already and was reported (record ${reported})`);
+    }
+    const causes = this.causes;
+    if (!causes) throw new ServerError(Status.UNAVAILABLE, "the exit reporter is not configured yet");
+    const ttlMs = (request.ttlSeconds || (this.config?.causes.ttlSeconds ?? 600)) * 1000;
+    const { replaced, evicted } = causes.attach(request.containerId, cause, Math.min(ttlMs, 86_400_000));
+    if (evicted) this.logger.warn({ container: evicted }, `forgot the causes declared for container ${evicted}: too many containers have causes`);
+    this.logger.info(
+      { container: request.containerId, declaredBy: cause.declaredBy, reason: cause.reason },
+      `${cause.declaredBy} declared why container ${request.containerId} will end: ${cause.reason}${cause.message ? `: ${cause.message}` : ""}`,
+    );
+    return { replaced };
+  }
+
+  private async closeConfigured(): Promise<void> {
+    const outputs = this.outputs;
+    this.outputs = [];
+    this.metrics = undefined;
+    await this.kernelLog?.close();
+    this.kernelLog = undefined;
+    await Promise.all(outputs.map((output) => output.close().catch((error: Error) => this.logger.warn(`closing the ${output.name} output: ${error.message}`))));
+  }
+
+  /** Stops every output (flushing what it can). */
+  async close(): Promise<void> {
+    this.config = undefined;
+    await this.closeConfigured();
+    await Promise.all((this.options.outputs ?? []).map((output) => output.close()));
+    this.drops.close();
+  }
+}
