@@ -4,8 +4,7 @@
  * strconv.ParseBool for annotations. Texts made with them match what the Go
  * reference prints, for every input.
  */
-
-const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+import { isGoPrint } from "./go-unicode.js";
 
 const SHORT_ESCAPES: Readonly<Record<string, string>> = {
   "\x07": "\\a",
@@ -38,7 +37,7 @@ function quoteWith(text: string, quote: "'" | '"'): string {
     // A lone surrogate cannot travel as UTF-8; it arrives as U+FFFD.
     if (code >= 0xd800 && code <= 0xdfff) code = 0xfffd;
     const normalized = String.fromCodePoint(code);
-    if (PRINTABLE.test(normalized)) out += normalized;
+    if (isGoPrint(normalized)) out += normalized;
     else if (code < 0x80) out += `\\x${hex(code, 2)}`;
     else if (code < 0x10000) out += `\\u${hex(code, 4)}`;
     else out += `\\U${hex(code, 8)}`;

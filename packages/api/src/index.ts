@@ -25,6 +25,8 @@ export {
 export { type ExitCodeMeaning, explainExitCode, signalName } from "./exit-code.js";
 export { codeOf, goPathError, isNotExist } from "./go-errors.js";
 export { goQuote, goQuoteRune, goTrimSpace, ParseBoolError, parseGoBool } from "./go-text.js";
+export { isGoDigit, isGoLetter, isGoPrint } from "./go-unicode.js";
+export { GO_UNICODE_VERSION } from "./go-unicode-tables.js";
 export {
   type Int64Like,
   optionalBool,

@@ -15,10 +15,11 @@ import { type AnnotationKind, deviceAdjustment, KINDS } from "@nri-ts/plugin-dev
 import { type SimReport, simulate } from "@nri-ts/sim";
 import fc from "fast-check";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { fixtureCommand, writeLauncher } from "../fixtures/stub/harness.js";
-import { describeWithGo, goCommand, goJsonLines, moduleDir } from "./go.js";
+import { writeLauncher } from "../fixtures/stub/harness.js";
+import { describeWithGo, goCommand, goJsonLines } from "./go.js";
+import { ourPluginCommand } from "./plugin-process.js";
 
-const ourProgram = fixtureCommand([]).slice(0, -1).concat(join(moduleDir, "..", "plugins", "device-injector", "src", "main.ts"));
+const ourProgram = ourPluginCommand("device-injector");
 
 const scenario = `
 name: device-injector

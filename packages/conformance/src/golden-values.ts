@@ -109,7 +109,7 @@ function fullHooks(): Hooks {
 }
 
 /** Every field of LinuxResources, including wrappers holding zero or "". */
-function fullResources(): LinuxResources {
+export function fullResources(): LinuxResources {
   return LinuxResources.fromPartial({
     memory: {
       limit: { value: beyond53 },
@@ -217,7 +217,7 @@ function fullLinuxContainer(): LinuxContainer {
   });
 }
 
-function fullContainer(): Container {
+export function fullContainer(): Container {
   return Container.fromPartial({
     id: oomKilledId,
     podSandboxId: "pod-7e21",
@@ -260,7 +260,7 @@ function fullContainer(): Container {
 }
 
 /** Fields 14 to 19 and nothing else. */
-function statusOnlyContainer(): Container {
+export function statusOnlyContainer(): Container {
   return Container.fromPartial({
     createdAt,
     startedAt,
@@ -271,7 +271,7 @@ function statusOnlyContainer(): Container {
   });
 }
 
-function fullPod(): PodSandbox {
+export function fullPod(): PodSandbox {
   return PodSandbox.fromPartial({
     id: "pod-7e21",
     name: "web-0",
@@ -374,7 +374,7 @@ function synchronizeRequest(): SynchronizeRequest {
   });
 }
 
-function validateRequest(): ValidateContainerAdjustmentRequest {
+export function validateRequest(): ValidateContainerAdjustmentRequest {
   return ValidateContainerAdjustmentRequest.fromPartial({
     pod: fullPod(),
     container: fullContainer(),

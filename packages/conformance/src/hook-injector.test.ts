@@ -23,11 +23,12 @@ import { type SimReport, simulate } from "@nri-ts/sim";
 import { type HandlerContext, silentLogger } from "@nri-ts/stub";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fixtureCommand, writeLauncher } from "../fixtures/stub/harness.js";
+import { writeLauncher } from "../fixtures/stub/harness.js";
 import { describeWithGo, goCommand, goJsonLines, moduleDir, pinnedNriModule } from "./go.js";
+import { ourPluginCommand } from "./plugin-process.js";
 
 /** Our program, run from source the way the fixture plugin is. */
-const ourHookInjector = fixtureCommand([]).slice(0, -1).concat(join(moduleDir, "..", "plugins", "hook-injector", "src", "main.ts"));
+const ourHookInjector = ourPluginCommand("hook-injector");
 
 /** What the runtime saw of each step. */
 function outcome(report: SimReport) {

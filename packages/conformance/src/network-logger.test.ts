@@ -10,8 +10,6 @@
  * must be the same, line for line (level and message; the stubs' own lines
  * about registering and connecting are worded differently and left out).
  */
-import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,32 +18,13 @@ import { simulate } from "@nri-ts/sim";
 import { ScriptedRuntimeListener } from "@nri-ts/stub/testing";
 import fc from "fast-check";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { fixtureCommand } from "../fixtures/stub/harness.js";
-import { describeWithGo, goCommand, moduleDir } from "./go.js";
+import { describeWithGo, goCommand } from "./go.js";
+import { ourPluginCommand, pluginLines, startPlugin } from "./plugin-process.js";
 
-/** Our program, run from source the way the fixture plugin is. */
-const ourNetworkLogger = fixtureCommand([]).slice(0, -1).concat(join(moduleDir, "..", "plugins", "network-logger", "src", "main.ts"));
+const ourNetworkLogger = ourPluginCommand("network-logger");
 
-/** The stubs' own lines (Go's capitalized, ours not; ours also say how the connection and the plugin ended). */
-const STUB_LINE =
-  /^msg="?(Created|Registering|Configuring|Subscribing|Started) plugin |^msg="?(created|registering|configuring|subscribing|started) plugin |^msg="plugin \S+ ended: |^msg="connection to the runtime closed /;
-
-/** The plugin's lines as `level=... msg=...` (the time left out). */
-function pluginLines(stderr: string): string[] {
-  return stderr
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => line.replace(/^time="[^"]*" /, ""))
-    .filter((line) => !STUB_LINE.test(line.replace(/^level=\S+ /, "")));
-}
-
-/** Starts a plugin program on `socket`, collecting its stderr; `exited` resolves to its exit code. */
-function start(command: readonly string[], socket: string): { exited: Promise<number>; stderr: () => string } {
-  let stderr = "";
-  const child = spawn(command[0], [...command.slice(1), "-idx", "10", "-socket", socket], { stdio: ["ignore", "ignore", "pipe"] });
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  return { exited: once(child, "exit").then(([code]) => code as number), stderr: () => stderr };
-}
+/** Starts a plugin program on `socket`. */
+const start = (command: readonly string[], socket: string) => startPlugin(command, ["-idx", "10", "-socket", socket]);
 
 describeWithGo("network-logger: ours and Go's", () => {
   let goBin: string;

@@ -18,11 +18,12 @@ import { adjustUlimits, parseUlimits } from "@nri-ts/plugin-ulimit-adjuster";
 import { type SimReport, simulate } from "@nri-ts/sim";
 import fc from "fast-check";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { fixtureCommand, writeLauncher } from "../fixtures/stub/harness.js";
-import { describeWithGo, goCommand, goJsonLines, moduleDir } from "./go.js";
+import { writeLauncher } from "../fixtures/stub/harness.js";
+import { describeWithGo, goCommand, goJsonLines } from "./go.js";
+import { ourPluginCommand } from "./plugin-process.js";
 
 /** Our program, run from source the way the fixture plugin is. */
-const ourUlimitAdjuster = fixtureCommand([]).slice(0, -1).concat(join(moduleDir, "..", "plugins", "ulimit-adjuster", "src", "main.ts"));
+const ourUlimitAdjuster = ourPluginCommand("ulimit-adjuster");
 
 const scenario = `
 name: ulimit-adjuster

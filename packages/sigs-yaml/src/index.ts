@@ -1,4 +1,6 @@
 export { type DecodeOptions, decodeSigsYaml } from "./decode.js";
+export { encodeSigsYaml } from "./encode.js";
+export { goMap, type JsonValue } from "./json-value.js";
 export { SigsYamlError } from "./error.js";
 export {
   fieldFor,

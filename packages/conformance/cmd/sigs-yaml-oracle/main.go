@@ -9,6 +9,10 @@
 // one JSON line per request: {"value": ...} or {"error": "..."}. Values are
 // written with integers as decimal text (JavaScript reads them without
 // losing digits), nil slices and maps as empty ones, nil pointers as null.
+//
+// A line {"marshal": "<JSON>"} asks the other way round (see marshal.go):
+// the YAML sigs.k8s.io/yaml writes for that value, {"yaml": "..."} or
+// {"error": "..."}, with "unstable": true where runs gave different YAML.
 package main
 
 import (
@@ -144,13 +148,16 @@ func plain(v reflect.Value) interface{} {
 }
 
 type request struct {
-	Type string `json:"type"`
-	YAML string `json:"yaml"`
+	Type    string  `json:"type"`
+	YAML    string  `json:"yaml"`
+	Marshal *string `json:"marshal"`
 }
 
 type answer struct {
-	Value interface{} `json:"value,omitempty"`
-	Error string      `json:"error,omitempty"`
+	Value    interface{} `json:"value,omitempty"`
+	YAML     string      `json:"yaml,omitempty"`
+	Error    string      `json:"error,omitempty"`
+	Unstable bool        `json:"unstable,omitempty"`
 }
 
 func main() {
@@ -162,6 +169,13 @@ func main() {
 		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
+		}
+		if req.Marshal != nil {
+			if err := out.Encode(marshal(*req.Marshal)); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			continue
 		}
 		target, ok := targets[req.Type]
 		if !ok {

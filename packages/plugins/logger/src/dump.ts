@@ -1,48 +1,33 @@
 /**
- * Dumps protocol objects as YAML, one log line per YAML line, under a
- * `<prefix>: <tag>:` header, as the Go logger does. Field names are the
- * protocol's (`pod_sandbox_id`, `exit_code`), empty fields are left out,
- * 64-bit numbers are written exactly and enums as numbers, as Go writes them.
+ * The Go logger's dumps: each object marshalled with sigs.k8s.io/yaml (Go's
+ * encoding/json, then go-yaml v2), logged one line per YAML line under a
+ * `<prefix>: <tag>:` header, the same lines Go logs for the same object.
  */
-import { stringify } from "yaml";
+import { goTrimSpace } from "@nri-ts/api";
+import { encodeSigsYaml, SigsYamlError } from "@nri-ts/sigs-yaml";
+import { goJsonArgument } from "./go-json.js";
 import type { TextLog } from "./text-log.js";
 
-/** Field names as the Go structs' JSON tags spell them, where camelCase does not turn back into them. */
-const PROTO_NAMES: Readonly<Record<string, string>> = { CDIDevices: "CDI_devices", NRIVersion: "NRI_version" };
+/** A handler argument: a message, a list of them, or none. */
+export type Dumped = object | readonly object[] | undefined;
 
-function protoName(key: string): string {
-  return PROTO_NAMES[key] ?? key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
-}
-
-function isEmpty(value: unknown): boolean {
-  if (value === undefined || value === null || value === "" || value === 0 || value === 0n || value === false) return true;
-  if (Array.isArray(value)) return value.length === 0;
-  return typeof value === "object" && Object.keys(value).length === 0;
-}
-
-/**
- * The object as Go's YAML marshalling of a protocol struct shows it.
- * Optional wrappers keep their `value`, even 0, as in Go.
- */
-export function goShape(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(goShape);
-  if (value === null || typeof value !== "object") return value;
-  const entries = Object.entries(value);
-  const wrapper = entries.length === 1 && entries[0][0] === "value";
-  const out: Record<string, unknown> = {};
-  for (const [key, item] of entries) {
-    const shaped = goShape(item);
-    if (!wrapper && isEmpty(shaped)) continue;
-    out[wrapper ? key : protoName(key)] = shaped;
-  }
-  return out;
+/** The YAML the Go logger writes for `object`. @throws SigsYamlError with Go's text where Go cannot marshal it */
+export function dumpYaml(object: Dumped): string {
+  return encodeSigsYaml(goJsonArgument(object));
 }
 
 /** Logs `objects` (pairs of tag and object) under `prefix`; nothing without objects. */
-export function dump(log: TextLog, prefix: string, ...objects: [string, unknown][]): void {
+export function dump(log: TextLog, prefix: string, ...objects: [string, Dumped][]): void {
   for (const [tag, object] of objects) {
-    const text = object === undefined ? "null" : stringify(goShape(object), { lineWidth: 0 }).trim();
+    let yaml: string;
+    try {
+      yaml = dumpYaml(object);
+    } catch (error) {
+      if (!(error instanceof SigsYamlError)) throw error;
+      log.info(`${prefix}: ${tag}: failed to dump object: ${(error as Error).message}`);
+      continue;
+    }
     log.info(`${prefix}: ${tag}:`);
-    for (const line of text.split("\n")) log.info(`${prefix}:    ${line}`);
+    for (const line of goTrimSpace(yaml).split("\n")) log.info(`${prefix}:    ${line}`);
   }
 }

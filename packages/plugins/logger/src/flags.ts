@@ -16,6 +16,7 @@ export interface LoggerFlags {
   setAnnotation: string;
   addEnv: string;
   setEnv: string;
+  statusLines: boolean;
 }
 
 const LOGGER_FLAGS = [
@@ -26,6 +27,7 @@ const LOGGER_FLAGS = [
   { name: "log-file", kind: "string", usage: "logfile name, if logging to a file" },
   { name: "set-annotation", kind: "string", usage: "set this annotation on containers" },
   { name: "set-env", kind: "string", usage: "set this environment variable for containers" },
+  { name: "status-lines", kind: "bool", usage: "after each container, log a line with its status (not in the Go logger)" },
   ...socketFlags("socket-path", "path of the NRI socket file"),
 ] as const satisfies readonly FlagSpec[];
 
@@ -45,5 +47,6 @@ export function parseFlags(argv: readonly string[], program = "nri-logger"): Log
     setAnnotation: flags["set-annotation"],
     addEnv: flags["add-env"],
     setEnv: flags["set-env"],
+    statusLines: flags["status-lines"],
   };
 }

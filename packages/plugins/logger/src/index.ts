@@ -3,7 +3,8 @@ import { decodeConfig, defaultConfig } from "./config.js";
 import { createLoggerPlugin } from "./plugin.js";
 
 export { decodeConfig, defaultConfig, type LoggerConfig, LoggerConfigError } from "./config.js";
-export { goShape } from "./dump.js";
+export { dumpYaml, type Dumped } from "./dump.js";
+export { goJson, jsonTag } from "./go-json.js";
 export { FlagError, type LoggerFlags, parseFlags, usage } from "./flags.js";
 export { createLoggerPlugin, eventsMask, type LoggerPluginOptions, openLogFile } from "./plugin.js";
 export { statusLine } from "./status.js";

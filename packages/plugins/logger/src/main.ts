@@ -4,6 +4,7 @@
  * It connects to the runtime (the socket, or the fd a runtime that launched
  * it passes), logs what it receives, and exits 1 when the runtime goes away.
  */
+import { goQuote } from "@nri-ts/api";
 import type { Logger, LogFn } from "@nri-ts/stub";
 import { runPlugin } from "@nri-ts/stub";
 import { FlagError, parseFlags } from "./flags.js";
@@ -33,16 +34,14 @@ function main(): Promise<void> | void {
     try {
       log.setSink(openLogFile(flags.logFile));
     } catch (error) {
-      log.error(`failed to open log file ${JSON.stringify(flags.logFile)}: ${(error as Error).message}`);
+      log.error(`failed to open log file ${goQuote(flags.logFile)}: ${(error as Error).message}`);
       process.exit(1);
     }
   }
   let plugin;
   try {
-    plugin = createLoggerPlugin({
-      log,
-      config: { ...flags, events: flags.events === "" ? [] : [flags.events] },
-    });
+    const { statusLines, ...settings } = flags;
+    plugin = createLoggerPlugin({ log, statusLines, config: { ...settings, events: flags.events === "" ? [] : [flags.events] } });
   } catch (error) {
     log.error(`failed to parse events: ${(error as Error).message}`);
     process.exit(1);

@@ -1,6 +1,15 @@
-import { Container, ContainerState } from "@nri-ts/api";
+import {
+  Container,
+  ContainerAdjustment,
+  ContainerState,
+  LinuxResources,
+  OwningPlugins,
+  PodSandbox,
+  ValidateContainerAdjustmentRequest,
+} from "@nri-ts/api";
 import { describe, expect, it } from "vitest";
-import { dump, goShape } from "./dump.js";
+import { dump, dumpYaml } from "./dump.js";
+import { goJson, jsonTag, MAP_FIELDS } from "./go-json.js";
 import { statusLine } from "./status.js";
 import { TextLog } from "./text-log.js";
 
@@ -10,6 +19,9 @@ function capture(isTTY: boolean) {
   const log = new TextLog({ sink: { isTTY, write: (text: string) => lines.push(text) }, now: () => new Date((now += 1500)) });
   return { log, lines };
 }
+
+/** Through the wire, as the stub hands messages to the plugin. */
+const decoded = <T>(fns: { encode(m: T): { finish(): Uint8Array }; decode(b: Uint8Array): T }, message: T) => fns.decode(fns.encode(message).finish());
 
 describe("TextLog", () => {
   it("writes logfmt when not on a terminal", () => {
@@ -35,36 +47,105 @@ const stopped = Container.fromPartial({
   name: "nginx",
   podSandboxId: "pod1",
   state: ContainerState.CONTAINER_STOPPED,
+  labels: { appVersion: "2.0", "io.kubernetes.container.name": "nginx", empty: "" },
   createdAt: 1767225601000000000n,
   startedAt: 1767225602000000000n,
   finishedAt: 1767225605000000000n,
   exitCode: 137,
   statusReason: "OOMKilled",
   statusMessage: "memory limit of 512Mi exceeded",
+  CDIDevices: [{ name: "vendor.com/gpu=0" }],
   linux: { resources: { memory: { limit: { value: 0n } } } },
 });
 
-describe("dump", () => {
-  it("writes the protocol's field names, leaves empty fields out and keeps wrapped zeros", () => {
-    expect(goShape(stopped)).toEqual({
+describe("goJson: a message as Go's encoding/json writes its struct", () => {
+  it("names fields by their JSON tags, leaves zeros out, keeps map keys and entries as they are", () => {
+    expect(goJson(decoded(Container, stopped))).toEqual({
       id: "abc",
       pod_sandbox_id: "pod1",
       name: "nginx",
       state: 4,
-      linux: { resources: { memory: { limit: { value: 0n } } } },
+      labels: new Map([
+        ["appVersion", "2.0"],
+        ["empty", ""],
+        ["io.kubernetes.container.name", "nginx"],
+      ]),
+      // a wrapper holding 0: its value is omitempty too
+      linux: { resources: { memory: { limit: {} } } },
       created_at: 1767225601000000000n,
       started_at: 1767225602000000000n,
       finished_at: 1767225605000000000n,
       exit_code: 137,
       status_reason: "OOMKilled",
       status_message: "memory limit of 512Mi exceeded",
+      CDI_devices: [{ name: "vendor.com/gpu=0" }],
     });
   });
 
-  it("logs one line per YAML line under the prefix", () => {
+  it("keeps removal markers and their empty values", () => {
+    const adjust = decoded(ContainerAdjustment, ContainerAdjustment.fromPartial({ annotations: { "-gone": "", kept: "x" }, env: [{ key: "-MODE" }], linux: { netDevices: { "-eth1": {} } } }));
+    expect(goJson(adjust)).toEqual({
+      annotations: new Map([
+        ["-gone", ""],
+        ["kept", "x"],
+      ]),
+      env: [{ key: "-MODE" }],
+      linux: { net_devices: new Map([["-eth1", {}]]) },
+    });
+  });
+
+  it("tells a map from a message of the same name by the message it is in", () => {
+    // `owners` is a message in the request and a map in OwningPlugins.
+    expect(MAP_FIELDS.get(Object.keys(OwningPlugins.fromPartial({})).sort().join())).toEqual(new Set(["owners"]));
+    expect(MAP_FIELDS.get(Object.keys(ValidateContainerAdjustmentRequest.fromPartial({})).sort().join())).toEqual(new Set());
+    const request = decoded(ValidateContainerAdjustmentRequest, ValidateContainerAdjustmentRequest.fromPartial({ owners: { owners: { ctr: {} } } }));
+    expect(goJson(request)).toEqual({ owners: { owners: new Map([["ctr", {}]]) } });
+  });
+
+  it("turns the protocol's names back into its JSON tags", () => {
+    expect(["podSandboxId", "CDIDevices", "NRIVersion", "oomScoreAdj", "l3CacheSchema", "hugepageLimits"].map(jsonTag)).toEqual([
+      "pod_sandbox_id",
+      "CDI_devices",
+      "NRI_version",
+      "oom_score_adj",
+      "l3_cache_schema",
+      "hugepage_limits",
+    ]);
+  });
+});
+
+// The expected lines are the Go logger's for the same objects (packages/conformance compares the two on many more).
+describe("dump", () => {
+  it("logs one line per YAML line under the prefix, as the Go logger does", () => {
     const { log, lines } = capture(true);
-    dump(log, "RunPodSandbox", ["pod", { name: "web", namespace: "default", labels: {} }]);
-    expect(lines.map((l) => l.slice(14).trimEnd())).toEqual(["RunPodSandbox: pod:", "RunPodSandbox:    name: web", "RunPodSandbox:    namespace: default"]);
+    const pod = decoded(PodSandbox, PodSandbox.fromPartial({ name: "web", namespace: "default", labels: { appVersion: "1.0", yes: "", note: "line one\nline two" } }));
+    dump(log, "RunPodSandbox", ["pod", pod]);
+    expect(lines.map((l) => l.slice(14).trimEnd())).toEqual([
+      "RunPodSandbox: pod:",
+      "RunPodSandbox:    labels:",
+      'RunPodSandbox:      appVersion: "1.0"',
+      "RunPodSandbox:      note: |-",
+      "RunPodSandbox:        line one",
+      "RunPodSandbox:        line two",
+      'RunPodSandbox:      "yes": ""',
+      "RunPodSandbox:    name: web",
+      "RunPodSandbox:    namespace: default",
+    ]);
+  });
+
+  it("writes nothing as null and nothing but a message as {}", () => {
+    expect(dumpYaml(undefined)).toBe("null\n");
+    expect(dumpYaml([])).toBe("null\n");
+    expect(dumpYaml(decoded(LinuxResources, LinuxResources.fromPartial({})))).toBe("{}\n");
+    expect(dumpYaml(decoded(LinuxResources, LinuxResources.fromPartial({ cpu: {} })))).toBe("cpu: {}\n");
+  });
+
+  it("logs why, as Go does, where Go cannot dump an object", () => {
+    const { log, lines } = capture(true);
+    dump(log, "RunPodSandbox", ["pod", decoded(PodSandbox, PodSandbox.fromPartial({ name: "a\u007fb" }))]);
+    expect(lines.map((l) => l.slice(14).trimEnd())).toEqual([
+      "RunPodSandbox: pod: failed to dump object: error converting JSON to YAML: yaml: control characters are not allowed",
+    ]);
   });
 });
 

@@ -75,8 +75,9 @@ describe("the logger plugin under nri-sim", () => {
     expect(logged).toContain("RunPodSandbox:    namespace: shop");
   });
 
-  it("prints the container status fields it receives", async () => {
-    const { logged } = await run();
+  it("logs the container status fields it receives, and with statusLines a line about them", async () => {
+    expect((await run()).logged.filter((m) => m.includes(" status: "))).toEqual([]);
+    const { logged } = await run({ statusLines: true });
     expect(logged.filter((m) => m.includes(" status: "))).toEqual([
       "CreateContainer: container app status: created (created_at 2026-01-01T00:00:02.000Z)",
       "PostCreateContainer: container app status: created (created_at 2026-01-01T00:00:02.000Z)",

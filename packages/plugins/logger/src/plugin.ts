@@ -1,11 +1,12 @@
 /**
- * The logger plugin: logs every request and event it receives as YAML,
- * plus a line with the container's status when the runtime sends one, and
- * optionally stamps each new container with an annotation and/or an
- * environment variable whose value is `logger-pid-<pid>`.
+ * The logger plugin: logs every request and event it receives as YAML, the
+ * lines the Go logger logs, optionally followed by a line with the
+ * container's status (ours), and optionally stamps each new container with
+ * an annotation and/or an environment variable whose value is
+ * `logger-pid-<pid>`.
  */
 import { openSync, writeSync } from "node:fs";
-import { AdjustmentBuilder, type Container, type EventMask, parseEventMask } from "@nri-ts/api";
+import { AdjustmentBuilder, type Container, type EventMask, goQuote, parseEventMask } from "@nri-ts/api";
 import type { Plugin } from "@nri-ts/stub";
 import { decodeConfig, defaultConfig, type LoggerConfig } from "./config.js";
 import { dump } from "./dump.js";
@@ -19,6 +20,8 @@ export interface LoggerPluginOptions {
   log?: TextLog;
   /** The pid in the `logger-pid-<pid>` values; default this process's. */
   pid?: number;
+  /** After each container's dump, a line with its status when the runtime sent one (not in the Go logger); default off. */
+  statusLines?: boolean;
 }
 
 /**
@@ -49,13 +52,13 @@ export function createLoggerPlugin(options: LoggerPluginOptions = {}): Plugin {
 
   const container = (prefix: string, c: Container) => {
     dump(log, prefix, ["container", c]);
-    const status = statusLine(c);
+    const status = options.statusLines ? statusLine(c) : undefined;
     if (status) log.info(`${prefix}: container ${c.name} status: ${status}`);
   };
 
   return {
     configure({ config: text, runtimeName, runtimeVersion }) {
-      log.info(`got configuration data: ${JSON.stringify(text)} from runtime ${runtimeName} ${runtimeVersion}`);
+      log.info(`got configuration data: ${goQuote(text)} from runtime ${runtimeName} ${runtimeVersion}`);
       if (text === "") return mask;
       const previous = config;
       config = decodeConfig(text, config);
@@ -68,7 +71,7 @@ export function createLoggerPlugin(options: LoggerPluginOptions = {}): Plugin {
         try {
           log.setSink(openLogFile(config.logFile));
         } catch (error) {
-          const message = `failed to open log file ${JSON.stringify(config.logFile)}: ${(error as Error).message}`;
+          const message = `failed to open log file ${goQuote(config.logFile)}: ${(error as Error).message}`;
           log.error(message);
           throw new Error(message, { cause: error });
         }

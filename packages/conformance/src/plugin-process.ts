@@ -1,0 +1,42 @@
+/**
+ * Plugin programs run as external plugins, ours from source and the Go
+ * twins from cmd/, and what they log.
+ */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { join } from "node:path";
+import { fixtureCommand } from "../fixtures/stub/harness.js";
+import { moduleDir } from "./go.js";
+
+/** The command line of our plugin `packages/plugins/<name>`'s program, run from source. */
+export function ourPluginCommand(name: string): string[] {
+  return [...fixtureCommand([]).slice(0, -1), join(moduleDir, "..", "plugins", name, "src", "main.ts")];
+}
+
+export interface PluginProcess {
+  /** Resolves with the exit code. */
+  exited: Promise<number>;
+  /** What it wrote on stderr so far. */
+  stderr(): string;
+}
+
+/** Starts a plugin program with `args` (and `env` added to ours), collecting its stderr. */
+export function startPlugin(command: readonly string[], args: readonly string[], env: Record<string, string> = {}): PluginProcess {
+  let stderr = "";
+  const child = spawn(command[0], [...command.slice(1), ...args], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...env } });
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  return { exited: once(child, "exit").then(([code]) => code as number), stderr: () => stderr };
+}
+
+/** The stubs' own lines (Go's capitalized, ours not; ours also say how the connection and the plugin ended). */
+const STUB_LINE =
+  /^msg="?(Created|Registering|Configuring|Subscribing|Started) plugin |^msg="?(created|registering|configuring|subscribing|started) plugin |^msg="plugin \S+ ended: |^msg="connection to the runtime closed /;
+
+/** A plugin's own lines in logrus text as `level=... msg=...` (the time left out), without the stubs' lines. */
+export function pluginLines(stderr: string): string[] {
+  return stderr
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => line.replace(/^time="[^"]*" /, ""))
+    .filter((line) => !STUB_LINE.test(line.replace(/^level=\S+ /, "")));
+}
