@@ -2,9 +2,9 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PluginSetupError } from "./plugin-setup.js";
+import { pluginProgram } from "./program.js";
 import type { SimReport } from "./report.js";
 import { runCli } from "./run-cli.js";
 import { simulate } from "./simulate.js";
@@ -137,12 +137,7 @@ describe("nri-sim run", () => {
     beforeAll(async () => {
       dir = await mkdtemp(join(tmpdir(), "nri-sim-cli-"));
       // Launched plugins get no PATH: the wrapper names node, the loader and the program in full.
-      const loader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
-      await writeFile(
-        join(dir, "20-launched"),
-        `#!/bin/sh\nexec ${process.execPath} --conditions=@nri-ts/source --import ${loader} ${join(fixtures, "launched.ts")}\n`,
-      );
-      await chmod(join(dir, "20-launched"), 0o755);
+      await pluginProgram(join(fixtures, "launched.ts")).install(dir, "20-launched");
       await writeFile(join(dir, "launched.conf"), "FROM_CONFIG_DIR\n");
       await writeFile(join(dir, "flag.conf"), "FROM_PLUGIN_CONFIG\n");
     });

@@ -12,7 +12,6 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { copyFile, mkdir, readdir, symlink, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { basename, extname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -20,6 +19,7 @@ import type { Logger as AdaptationLogger } from "@nri-ts/adaptation";
 import { checkPluginIndex, checkPluginName } from "@nri-ts/api";
 import { type FailurePolicyInput, type Logger, type LogFn, type Plugin, Stub } from "@nri-ts/stub";
 import { type ArmedFault, FaultSwitch, faultingHandlers } from "./faults.js";
+import { childNodeOptions, RUNNING_FROM_SOURCES } from "./node-options.js";
 import { FAULT_ARMED_MARK, FAULT_DISARMED_MARK, FAULT_FIRED_MARK, HANDLER_DONE_MARK } from "./output-marks.js";
 import { LastLines, PluginSetupError, type PluginSetupFailure, within } from "./plugin-setup.js";
 import type { PluginSource } from "./report.js";
@@ -189,37 +189,8 @@ export async function startObjectPlugin(
 }
 
 /** The host script beside this module: `.ts` when running from sources. */
-function hostScript(): { path: string; fromSources: boolean } {
-  const here = fileURLToPath(import.meta.url);
-  const fromSources = here.endsWith(".ts");
-  return { path: join(here, "..", fromSources ? "plugin-host.ts" : "plugin-host.js"), fromSources };
-}
-
-const TYPESCRIPT = /\.(c|m)?tsx?$/;
-
-/** Node options for the child: ours (a TypeScript loader, if running under one), else tsx when the module needs it. */
-function childNodeOptions(modulePath: string, fromSources: boolean): string[] {
-  const options = [...process.execArgv];
-  const needsLoader = fromSources || TYPESCRIPT.test(modulePath);
-  if (needsLoader && !options.some((o) => o.includes("tsx"))) {
-    const loader = [modulePath, join(process.cwd(), "noop.js")]
-      .map((base) => {
-        try {
-          return createRequire(base).resolve("tsx");
-        } catch {
-          return undefined;
-        }
-      })
-      .find((found) => found !== undefined);
-    if (!loader) {
-      throw new PluginSetupError(
-        `${modulePath}: a TypeScript plugin needs a loader; install tsx next to it, or compile it and pass the .js file`,
-      );
-    }
-    options.push("--import", pathToFileURL(loader).href);
-  }
-  if (fromSources && !options.some((o) => o.includes("@nri-ts/source"))) options.push("--conditions=@nri-ts/source");
-  return options;
+function hostScript(): string {
+  return join(fileURLToPath(import.meta.url), "..", RUNNING_FROM_SOURCES ? "plugin-host.ts" : "plugin-host.js");
 }
 
 function forwardLines(stream: NodeJS.ReadableStream | null, onLine: (line: string) => void): void {
@@ -238,11 +209,10 @@ export function startModulePlugin(
 ): ConnectedPlugin {
   const fullName = `${identity.index}-${identity.name}`;
   const path = resolve(modulePath);
-  const host = hostScript();
   const options = JSON.stringify({ failurePolicy });
   const child: ChildProcess = spawn(
     process.execPath,
-    [...childNodeOptions(path, host.fromSources), host.path, path, identity.index, identity.name, socketPath, config, options],
+    [...childNodeOptions(path), hostScript(), path, identity.index, identity.name, socketPath, config, options],
     { stdio: ["pipe", "pipe", "pipe"] },
   );
   child.stdin?.on("error", () => {}); // a child that is gone takes no more commands

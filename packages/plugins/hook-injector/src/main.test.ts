@@ -1,24 +1,11 @@
-import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { simulate } from "@nri-ts/sim";
+import { pluginProgram, simulate } from "@nri-ts/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-const loader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
-const main = join(import.meta.dirname, "main.ts");
-const node = [process.execPath, "--conditions=@nri-ts/source", "--import", loader, main];
-
-function run(...args: string[]): Promise<{ code: number; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(node[0], [...node.slice(1), ...args], (error, _stdout, stderr) => {
-      resolve({ code: error ? Number(error.code) : 0, stderr });
-    });
-  });
-}
+const program = pluginProgram(join(import.meta.dirname, "main.ts"));
 
 describe("nri-hook-injector", () => {
   let dir: string;
@@ -30,10 +17,10 @@ describe("nri-hook-injector", () => {
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it("prints its usage for -h and refuses unknown flags, as Go's flag package does", async () => {
-    const help = await run("-h");
+    const help = await program.run("-h");
     expect(help.code).toBe(0);
     expect(help.stderr).toContain("  -disableWatch\n    \tdisable watching hook directories for new hooks");
-    const bad = await run("-frobnicate", "/x");
+    const bad = await program.run("-frobnicate", "/x");
     expect(bad.code).toBe(2);
     expect(bad.stderr.split("\n")[0]).toBe("flag provided but not defined: -frobnicate");
   });
@@ -42,7 +29,7 @@ describe("nri-hook-injector", () => {
     const hooks = join(dir, "bad");
     await mkdir(hooks);
     await writeFile(join(hooks, "x.json"), '{"version": "1.0.0", "hook": {"path": "/bin/true"}, "stages": ["later"]}');
-    const { code, stderr } = await run("-idx", "10", "-hooks-dirs", hooks, "-socket-path", join(dir, "none.sock"));
+    const { code, stderr } = await program.run("-idx", "10", "-hooks-dirs", hooks, "-socket-path", join(dir, "none.sock"));
     expect(code).toBe(1);
     expect(JSON.parse(stderr.trim().split("\n").at(-1) as string)).toMatchObject({ level: "error", msg: 'failed to set up hook manager: unknown stage "later"' });
   });
@@ -50,8 +37,7 @@ describe("nri-hook-injector", () => {
   it("injects hooks when a runtime launches it, and sees hook files added while it runs", async () => {
     const [plugins, hooks] = [join(dir, "plugins"), join(dir, "hooks.d")];
     await mkdir(plugins);
-    await writeFile(join(plugins, "10-hook-injector"), `#!/bin/sh\nexec ${node.join(" ")} -hooks-dirs ${hooks}\n`);
-    await chmod(join(plugins, "10-hook-injector"), 0o755);
+    await program.install(plugins, "10-hook-injector", ["-hooks-dirs", hooks]);
     const hook = JSON.stringify({ version: "1.0.0", hook: { path: "/bin/true" }, when: { always: true }, stages: ["poststop"] });
     const report = await simulate(
       `

@@ -1,9 +1,7 @@
-import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { simulate } from "@nri-ts/sim";
+import { pluginProgram, simulate } from "@nri-ts/sim";
 import type { HandlerContext } from "@nri-ts/stub";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLoggerPlugin, type LoggerPluginOptions } from "./plugin.js";
@@ -143,10 +141,7 @@ describe("nri-logger, launched by the runtime", () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "nri-logger-"));
-    const loader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
-    const main = join(import.meta.dirname, "main.ts");
-    await writeFile(join(dir, "10-logger"), `#!/bin/sh\nexec ${process.execPath} --conditions=@nri-ts/source --import ${loader} ${main}\n`);
-    await chmod(join(dir, "10-logger"), 0o755);
+    await pluginProgram(join(import.meta.dirname, "main.ts")).install(dir, "10-logger");
     await writeFile(join(dir, "logger.conf"), `logFile: ${join(dir, "log")}\nevents: [StopContainer]\n`);
   });
 

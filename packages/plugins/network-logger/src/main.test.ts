@@ -1,29 +1,17 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { createRequire } from "node:module";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { simulate } from "@nri-ts/sim";
+import { pluginProgram, simulate } from "@nri-ts/sim";
 import { describe, expect, it } from "vitest";
 
-const loader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
-const main = join(import.meta.dirname, "main.ts");
-const node = [process.execPath, "--conditions=@nri-ts/source", "--import", loader, main];
-
-function run(...args: string[]): Promise<{ code: number; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(node[0], [...node.slice(1), ...args], (error, _stdout, stderr) => {
-      resolve({ code: error ? Number(error.code) : 0, stderr });
-    });
-  });
-}
+const program = pluginProgram(join(import.meta.dirname, "main.ts"));
 
 describe("nri-network-logger", () => {
   it("prints its usage for -h and refuses unknown flags, as Go's flag package does", async () => {
-    const help = await run("-h");
+    const help = await program.run("-h");
     expect(help.code).toBe(0);
     expect(help.stderr).toContain("  -socket string\n    \tpath to NRI socket");
-    const bad = await run("-verbose");
+    const bad = await program.run("-verbose");
     expect(bad.code).toBe(2);
     expect(bad.stderr.split("\n")[0]).toBe("flag provided but not defined: -verbose");
   });
@@ -36,7 +24,7 @@ describe("nri-network-logger", () => {
       clock: "virtual",
       observer: {
         listening: (socket) => {
-          child = spawn(node[0], [...node.slice(1), "-idx", "10", "-socket", socket], { stdio: ["ignore", "ignore", "pipe"] });
+          child = program.spawn(["-idx", "10", "-socket", socket], { stdio: ["ignore", "ignore", "pipe"] });
           child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
         },
       },

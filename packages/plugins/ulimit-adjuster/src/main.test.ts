@@ -1,40 +1,26 @@
-import { execFile } from "node:child_process";
-import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { simulate } from "@nri-ts/sim";
+import { pluginProgram, simulate } from "@nri-ts/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-const loader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
-const main = join(import.meta.dirname, "main.ts");
-const node = [process.execPath, "--conditions=@nri-ts/source", "--import", loader, main];
-
-function run(...args: string[]): Promise<{ code: number; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(node[0], [...node.slice(1), ...args], (error, _stdout, stderr) => {
-      resolve({ code: error ? Number(error.code) : 0, stderr });
-    });
-  });
-}
+const program = pluginProgram(join(import.meta.dirname, "main.ts"));
 
 describe("nri-ulimit-adjuster", () => {
   let dir: string;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "nri-ulimit-adjuster-"));
-    await writeFile(join(dir, "10-ulimit-adjuster"), `#!/bin/sh\nexec ${node.join(" ")} -verbose\n`);
-    await chmod(join(dir, "10-ulimit-adjuster"), 0o755);
+    await program.install(dir, "10-ulimit-adjuster", ["-verbose"]);
   });
 
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it("prints its usage for -h and refuses unknown flags, as Go's flag package does", async () => {
-    const help = await run("-h");
+    const help = await program.run("-h");
     expect(help.code).toBe(0);
     expect(help.stderr).toContain("  -verbose\n    \tenable (more) verbose logging");
-    const bad = await run("-frobnicate", "/x");
+    const bad = await program.run("-frobnicate", "/x");
     expect(bad.code).toBe(2);
     expect(bad.stderr.split("\n")[0]).toBe("flag provided but not defined: -frobnicate");
   });

@@ -1,23 +1,10 @@
-import { execFile } from "node:child_process";
-import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { simulate } from "@nri-ts/sim";
+import { pluginProgram, simulate } from "@nri-ts/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-const loader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
-const main = join(import.meta.dirname, "main.ts");
-const node = [process.execPath, "--conditions=@nri-ts/source", "--import", loader, main];
-
-function run(...args: string[]): Promise<{ code: number; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(node[0], [...node.slice(1), ...args], (error, _stdout, stderr) => {
-      resolve({ code: error ? Number(error.code) : 0, stderr });
-    });
-  });
-}
+const program = pluginProgram(join(import.meta.dirname, "main.ts"));
 
 describe("nri-writable-cgroups", () => {
   let dir: string;
@@ -25,28 +12,27 @@ describe("nri-writable-cgroups", () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "nri-writable-cgroups-"));
     await writeFile(join(dir, "mountinfo"), "29 23 0:26 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n");
-    await writeFile(join(dir, "10-writable-cgroups"), `#!/bin/sh\nexec ${node.join(" ")} -host-mount-file ${join(dir, "mountinfo")}\n`);
-    await chmod(join(dir, "10-writable-cgroups"), 0o755);
+    await program.install(dir, "10-writable-cgroups", ["-host-mount-file", join(dir, "mountinfo")]);
   });
 
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it("prints its usage for -h and refuses unknown flags, as Go's flag package does", async () => {
-    const help = await run("-h");
+    const help = await program.run("-h");
     expect(help.code).toBe(0);
     expect(help.stderr).toContain('  -host-mount-file string\n    \tpath to the host mountinfo file to check for nsdelegate (default "/host/proc/1/mountinfo")');
-    const bad = await run("-nsdelegate");
+    const bad = await program.run("-nsdelegate");
     expect(bad.code).toBe(2);
     expect(bad.stderr.split("\n")[0]).toBe("flag provided but not defined: -nsdelegate");
   });
 
   it("says whether the host allows writable cgroups, in the Go plugins' text format", async () => {
     const none = join(dir, "none.sock");
-    const missing = await run("-idx", "10", "-socket-path", none, "-host-mount-file", join(dir, "nope"));
+    const missing = await program.run("-idx", "10", "-socket-path", none, "-host-mount-file", join(dir, "nope"));
     expect(missing.stderr.split("\n")[0]).toBe(
       `time=${missing.stderr.match(/^time=("[^"]+")/)?.[1]} level=warning msg="Failed to check for nsdelegate option on host cgroup mount, disabling writable cgroups" error="failed to open mount file \\"${join(dir, "nope")}\\": open ${join(dir, "nope")}: no such file or directory"`,
     );
-    const enabled = await run("-idx", "10", "-socket-path", none, "-host-mount-file", join(dir, "mountinfo"));
+    const enabled = await program.run("-idx", "10", "-socket-path", none, "-host-mount-file", join(dir, "mountinfo"));
     expect(enabled.stderr.split("\n")[0]).toMatch(/ level=info msg="Host cgroup mount has 'nsdelegate' option, enabling writable cgroups support"$/);
   });
 

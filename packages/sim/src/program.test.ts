@@ -1,0 +1,39 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pluginProgram } from "./program.js";
+import { simulate } from "./simulate.js";
+
+const launched = pluginProgram(join(import.meta.dirname, "fixtures", "launched.ts"));
+
+describe("pluginProgram", () => {
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "nri-sim-program-"));
+  });
+
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it("runs a TypeScript program with Node and tsx, to its exit code and output", async () => {
+    expect(launched.command[0]).toBe(process.execPath);
+    expect(launched.command).toContain("--import");
+    // started by hand as `launched.ts`, without an index: the stub says why it cannot register, and the program exits 1
+    const run = await launched.run();
+    expect(run).toMatchObject({ code: 1, signal: null, stdout: "" });
+    expect(run.stderr).toContain('invalid plugin name \\"launched\\", idx-pluginname expected');
+  });
+
+  it("installs it in a plugin directory, where the runtime launches it with its arguments", async () => {
+    const path = await launched.install(dir, "10-launched", ["it's", "a b"]);
+    expect(await readFile(path, "utf8")).toMatch(/^#!\/bin\/sh\nexec .* 'it'\\''s' 'a b'\n$/);
+    const report = await simulate("pods: [{name: web}]\ncontainers: [{name: app, pod: web}]\nsteps: [{run-pod: web}, {create: app}]\n", {
+      pluginDir: dir,
+      clock: "virtual",
+    });
+    expect(report.failures).toEqual([]);
+    expect(report.plugins).toEqual([{ name: "10-launched", source: "executable" }]);
+    expect(report.steps[1].adjustment).toEqual({ env: [{ key: "UNSET", value: "launched" }] });
+  });
+});
