@@ -8,7 +8,7 @@
  * through the host, the invocation order, what each synchronization asked
  * for.
  */
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -47,6 +47,9 @@ beforeAll(async () => {
     goCommand("adaptation-plugin"),
     goCommand("wasm-plugin", "wasm"),
   ]);
+  // go build leaves a c-shared module without an execute bit; a runtime (and so nri-sim's --exec)
+  // runs only executable plugin files
+  await chmod(wasmModule, 0o755);
 }, 600_000);
 
 beforeEach(async () => {

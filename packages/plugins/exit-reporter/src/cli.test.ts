@@ -177,8 +177,9 @@ describe("nri-exits on a terminal", () => {
     const loader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
     const main = join(import.meta.dirname, "cli-main.ts");
     const command = `${process.execPath} --conditions=@nri-ts/source --import ${loader} ${main} recent --address ${join(dir, "exits.sock")}`;
-    // Test runners set FORCE_COLOR for their children; the terminal alone decides here.
-    const { FORCE_COLOR: _force, NO_COLOR: _no, ...inherited } = process.env;
+    // Test runners set FORCE_COLOR for their children, and Node's hasColors() says no under CI=true
+    // (as CI logs want it); the terminal alone decides here.
+    const { FORCE_COLOR: _force, NO_COLOR: _no, CI: _ci, ...inherited } = process.env;
     const { stdout } = await run("script", ["-qec", command, "/dev/null"], { env: { ...inherited, TERM: "xterm", ...env } });
     return stdout;
   }
