@@ -1,3 +1,5 @@
+// Its types use Node's (pluginProgram's child processes): the reference stays in the .d.ts for projects with "types": [].
+/// <reference types="node" preserve="true" />
 export { type Change, ownerKey } from "./changes.js";
 export type { ClockKind } from "./clock.js";
 export { containerView } from "./container-view.js";
