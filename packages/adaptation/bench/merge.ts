@@ -16,8 +16,13 @@
 //   conflicting as adjusting, but the last plugin also sets the first one's
 //               env variable: the request fails with a conflict at the end
 //
+// It records the Adaptation and Go figures (CPU time) and the cost of one
+// builtin plugin per call, the slope from 1 to 10 no-op plugins, for
+// BENCHMARKS.md (@nri-ts/bench).
+//
 //   npm run bench            (from packages/adaptation; needs Go for the Go column)
 //   BENCH_ROUNDS=5 npm run bench
+//   NRI_BENCH_SMOKE=1 npm run bench   (a short run that proves the bench works)
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -25,15 +30,16 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { CreateContainerRequest, CreateContainerResponse } from "@nri-ts/api";
+import { type BenchResult, recordResults, result, smoke } from "@nri-ts/bench";
 import { Adaptation, type BuiltinPlugin, CreateContainerResult } from "../src/index.js";
 
 const run = promisify(execFile);
 const here = dirname(fileURLToPath(import.meta.url));
 const conformanceDir = join(here, "../../conformance");
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (smoke ? 1 : 5));
 const PLUGIN_COUNTS = [1, 5, 10];
 /** Calls per round: about the same work per cell whatever the plugin count. */
-const callsFor = (plugins: number) => Math.round(20_000 / plugins);
+const callsFor = (plugins: number) => Math.round((smoke ? 200 : 20_000) / plugins);
 
 type Answers = "no-op" | "adjusting" | "conflicting";
 
@@ -219,6 +225,41 @@ function printTable(title: string, rows: Row[], measure: Measure): void {
   }
 }
 
+/** The figures for BENCHMARKS.md: CPU time, as the tables' second one. */
+function benchResults(rows: Row[]): BenchResult[] {
+  const note = `process CPU per call, fastest of ${ROUNDS} rounds, no validators`;
+  const cpu = (row: Row | undefined, side: 1 | 2) => (row ? fastest(row.sides[side], "cpuNsPerOp") : undefined);
+  const results = rows.map((row) =>
+    result({
+      group: "adaptation, builtin plugins",
+      what: `CreateContainer, ${row.plugins} ${row.answers} plugin${row.plugins === 1 ? "" : "s"}`,
+      ours: cpu(row, 1)!,
+      go: cpu(row, 2) ?? null,
+      unit: "µs",
+      target: null,
+      note,
+    }),
+  );
+  // What one more builtin plugin costs a call: the slope from 1 to 10 no-op plugins.
+  const noop = (n: number) => rows.find((row) => row.answers === "no-op" && row.plugins === n);
+  const slope = (side: 1 | 2) => {
+    const [one, ten] = [cpu(noop(1), side), cpu(noop(10), side)];
+    return one === undefined || ten === undefined ? null : (ten - one) / 9;
+  };
+  results.push(
+    result({
+      group: "adaptation, builtin plugins",
+      what: "builtin plugin per call",
+      ours: slope(1)!,
+      go: slope(2),
+      unit: "µs",
+      target: "<= 1.5 µs",
+      note: `(10 no-op plugins − 1) / 9; ${note}`,
+    }),
+  );
+  return results;
+}
+
 async function main(): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), "nri-ts-merge-bench-"));
   try {
@@ -246,6 +287,7 @@ async function main(): Promise<void> {
     const when = `fastest of ${ROUNDS} rounds, no validators`;
     printTable(`CreateContainer, wall-clock µs per call (${when})`, rows, "nsPerOp");
     printTable(`CreateContainer, CPU µs per call (${when})`, rows, "cpuNsPerOp");
+    recordResults(benchResults(rows));
     console.log(`\nconflicting ends with: ${(await timeEngine({ ...makeCase("conflicting", 10), calls: 1 })).error}`);
   } finally {
     await rm(work, { recursive: true, force: true });

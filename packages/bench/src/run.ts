@@ -1,0 +1,97 @@
+/**
+ * `npm run bench` at the repository root: runs every package's `bench`
+ * target one after the other with NRI_BENCH_RESULTS pointing at one results
+ * file, samples the load meanwhile, and writes BENCHMARKS.md and its plots
+ * (bench-plots/) at the root. With NRI_BENCH_SMOKE=1 (CI) the benches make
+ * short runs and only the results' shape is checked: no report is written.
+ * Fails, writing nothing, when a bench fails or reports nothing.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, release, tmpdir, totalmem, type } from "node:os";
+import { join, resolve } from "node:path";
+import { distributionSvg } from "./plot.js";
+import { type Machine, plotName, renderReport } from "./report.js";
+import { type BenchResult, parseTarget, RESULTS_ENV, readResults, smoke } from "./results.js";
+
+const root = resolve(import.meta.dirname, "../../..");
+const PLOTS = "bench-plots";
+
+function goVersion(): string {
+  try {
+    return execFileSync("go", ["version"], { encoding: "utf8" }).trim();
+  } catch {
+    return "no Go";
+  }
+}
+
+/** What is wrong with a result, if anything (a bench that reports nonsense must not pass the smoke run). */
+function problems(r: BenchResult): string[] {
+  const found: string[] = [];
+  const where = `${r.group} / ${r.what}`;
+  if (!r.group || !r.what || !r.unit) found.push(`${where}: group, what and unit must be set`);
+  if (!Number.isFinite(r.ours)) found.push(`${where}: ours is ${r.ours}`);
+  if (r.go !== null && !Number.isFinite(r.go)) found.push(`${where}: go is ${r.go}`);
+  try {
+    parseTarget(r.target);
+  } catch (error) {
+    found.push(`${where}: ${(error as Error).message}`);
+  }
+  return found;
+}
+
+function runBenches(env: NodeJS.ProcessEnv): Promise<number> {
+  const child = spawn("npx", ["nx", "run-many", "-t", "bench", "--output-style=static", "--parallel=1"], {
+    cwd: root,
+    env,
+    stdio: "inherit",
+  });
+  return new Promise((done) => child.on("exit", (code) => done(code ?? 1)));
+}
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), "nri-bench-"));
+  const file = join(work, "results.json");
+  const started = new Date();
+  const loads = [loadavg()[0]!];
+  const sampler = setInterval(() => loads.push(loadavg()[0]!), 5_000);
+  try {
+    const code = await runBenches({ ...process.env, [RESULTS_ENV]: file, NX_DAEMON: "false", NX_TUI: "false" });
+    clearInterval(sampler);
+    if (code !== 0) throw new Error(`a bench failed (nx exited ${code}); nothing written`);
+    const results = readResults(file);
+    const found = results.flatMap(problems);
+    if (results.length === 0) found.push("no bench reported a result");
+    if (found.length > 0) throw new Error(`bench results are malformed:\n${found.join("\n")}`);
+    console.log(`\n${results.length} results from ${new Set(results.map((r) => r.group)).size} groups`);
+    if (smoke) {
+      for (const r of results.filter((x) => x.distribution)) distributionSvg(r.what, r.distribution!.unit, r.distribution!);
+      console.log("smoke run: the benches work; no report written");
+      return;
+    }
+    const cpu = cpus();
+    const machine: Machine = {
+      cpus: `${cpu.length} × ${cpu[0]?.model.trim() ?? "unknown CPU"}`,
+      memory: `${Math.round(totalmem() / 2 ** 30)} GiB`,
+      os: `${type()} ${release()}`,
+      node: process.versions.node,
+      go: goVersion(),
+      load: { min: Math.min(...loads), max: Math.max(...loads), mean: loads.reduce((a, b) => a + b, 0) / loads.length },
+      started: started.toISOString().replace(/\.\d+Z$/, "Z"),
+      seconds: (Date.now() - started.getTime()) / 1000,
+    };
+    const plots = join(root, PLOTS);
+    rmSync(plots, { recursive: true, force: true });
+    mkdirSync(plots);
+    for (const r of results.filter((x) => x.distribution)) {
+      writeFileSync(join(plots, plotName(r)), distributionSvg(`${r.group}: ${r.what}`, r.distribution!.unit, r.distribution!));
+    }
+    writeFileSync(join(root, "BENCHMARKS.md"), renderReport(results, machine, PLOTS));
+    console.log(`wrote BENCHMARKS.md and ${readdirSync(plots).length} plots in ${PLOTS}/`);
+  } finally {
+    clearInterval(sampler);
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+await main();
