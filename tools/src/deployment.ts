@@ -88,7 +88,7 @@ export function flagValue(args: string[], names: string[]): string | undefined {
   return undefined;
 }
 
-/** The problems of one rendered overlay (the decoded DaemonSet objects it holds). */
+/** The problems of one rendered overlay of a reference plugin (the decoded DaemonSet objects it holds). */
 export function daemonSetProblems(
   pkg: WorkspacePackage,
   overlay: (typeof OVERLAYS)[number],
@@ -96,6 +96,21 @@ export function daemonSetProblems(
 ): string[] {
   const name = pluginName(pkg);
   const where = `${pkg.path}/deploy/kustomize/overlays/${overlay}`;
+  return pluginDaemonSetProblems({ name, where, image: imageFor(name, overlay, pkg.manifest.version ?? ""), local: overlay === "local" }, resources);
+}
+
+/** What a plugin's rendered overlay must run: any plugin's, a reference plugin's or one made by `npm create @nri-ts/plugin`. */
+export interface WantedDaemonSet {
+  /** The plugin's name: the DaemonSet is `nri-plugin-<name>`. */
+  name: string;
+  /** The overlay, for the messages. */
+  where: string;
+  image: string;
+  /** An image built on the node (imagePullPolicy: Never). */
+  local: boolean;
+}
+
+export function pluginDaemonSetProblems({ name, where, image, local }: WantedDaemonSet, resources: { kind?: string }[]): string[] {
   const sets = resources.filter((resource) => resource.kind === "DaemonSet") as DaemonSet[];
   if (sets.length !== 1) return [`${where}: renders ${sets.length} DaemonSets, expected one`];
   const set = sets[0]!;
@@ -114,9 +129,8 @@ export function daemonSetProblems(
   const containers = set.spec?.template.spec?.containers ?? [];
   if (containers.length !== 1) return [...problems, `${where}: the pod must have one container, not ${containers.length}`];
   const container = containers[0]!;
-  const image = imageFor(name, overlay, pkg.manifest.version ?? "");
   expect(container.image === image, `the image must be ${image}, not ${container.image}`);
-  if (overlay === "local") expect(container.imagePullPolicy === "Never", "a local image must have imagePullPolicy: Never");
+  if (local) expect(container.imagePullPolicy === "Never", "a local image must have imagePullPolicy: Never");
   expect(container.command === undefined, "the container must not set command: the image's ENTRYPOINT runs the plugin");
   expect(container.securityContext?.allowPrivilegeEscalation === false, "securityContext.allowPrivilegeEscalation must be false");
   expect(container.securityContext?.capabilities?.drop?.includes("ALL") === true, "securityContext.capabilities.drop must hold ALL");
