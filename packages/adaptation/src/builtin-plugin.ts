@@ -34,13 +34,19 @@ import {
   type PluginResponse,
   type PluginTransport,
 } from "./plugin-transport.js";
+import { DeadlineSignals } from "./deadline-signals.js";
 import { errorText } from "./error-text.js";
 
 type Awaitable<T> = T | Promise<T>;
 
+/** The request timeouts of every builtin plugin's calls. */
+const timeouts = new DeadlineSignals();
+
 /**
  * The handlers of an in-process plugin; each is optional. A handler gets the
- * request and a signal that fires at the request timeout, and may leave out
+ * request and a signal that fires at the request timeout (calls with the
+ * same deadline, to the millisecond, share it: remove a listener you add
+ * once the call is done), and may leave out
  * any part of its response (as ts-proto's `fromPartial` takes it). Throwing
  * fails the request like a plugin's error status does; a validation handler
  * throws to reject (its message becomes the reason).
@@ -123,9 +129,7 @@ export class BuiltinTransport implements PluginTransport {
     deadline: number,
     runtimeSignal?: AbortSignal,
   ): Promise<PluginResponse<K>> {
-    const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(), Math.max(0, deadline - Date.now()));
-    timer.unref();
+    const timeout = timeouts.acquire(deadline);
     // The handler's signal fires at the request timeout or when the runtime gives up.
     const signal = runtimeSignal ? AbortSignal.any([timeout.signal, runtimeSignal]) : timeout.signal;
     try {
@@ -143,7 +147,7 @@ export class BuiltinTransport implements PluginTransport {
       }
       throw new CallFailure(text, Status.UNKNOWN, text, undefined, { cause: error });
     } finally {
-      clearTimeout(timer);
+      timeouts.release(timeout);
     }
   }
 

@@ -9,7 +9,7 @@ import {
   type UpdateContainersRequest,
 } from "@nri-ts/api";
 import { Mux, type MuxError, PLUGIN_SERVICE_CONN, RUNTIME_SERVICE_CONN } from "@nri-ts/mux";
-import { Channel, type MessageCodec, Server, StatusText } from "@nri-ts/ttrpc";
+import { Channel, Server, StatusText } from "@nri-ts/ttrpc";
 import { ClientError, Status } from "nice-grpc-common";
 import {
   abortedFailure,
@@ -22,6 +22,7 @@ import {
 } from "./plugin-transport.js";
 import { goStatusText } from "./status-text.js";
 import { errorText } from "./error-text.js";
+import { encodePluginRequest } from "./request-encoding.js";
 
 /** What the runtime side answers a connected plugin. */
 export interface RuntimeService {
@@ -100,14 +101,13 @@ export class RemotePluginConnection implements PluginTransport {
     signal?: AbortSignal,
   ): Promise<PluginResponse<K>> {
     const definition = PluginDefinition.methods[method];
-    const requestType = definition.requestType as unknown as MessageCodec<PluginRequest<K>>;
     const responseType = definition.responseType as unknown as MessageType<PluginResponse<K>>;
     let payload: Uint8Array;
     try {
       payload = await this.#channel.unary(
         PluginDefinition.fullName,
         definition.name,
-        requestType.encode(request).finish(),
+        encodePluginRequest(method, request),
         { deadline, signal },
       );
     } catch (error) {

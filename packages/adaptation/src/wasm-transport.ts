@@ -20,6 +20,7 @@ import { Worker } from "node:worker_threads";
 import { decodeMessage, LogRequest, LogRequest_Level, type MessageType, PluginDefinition } from "@nri-ts/api";
 import { Status } from "nice-grpc-common";
 import { errorText } from "./error-text.js";
+import { encodePluginRequest } from "./request-encoding.js";
 import {
   abortedFailure,
   CallFailure,
@@ -208,8 +209,7 @@ export class WasmTransport implements PluginTransport {
       return Promise.reject(new CallFailure(text, code, text, local));
     }
     if (signal?.aborted) return Promise.reject(this.#abort(signal));
-    const requestType = PluginDefinition.methods[method].requestType as unknown as MessageType<PluginRequest<K>>;
-    const bytes = requestType.encode(request).finish();
+    const bytes = encodePluginRequest(method, request);
     const id = this.#nextId++;
     return new Promise<PluginResponse<K>>((resolve, reject) => {
       const timer = setTimeout(

@@ -3,17 +3,21 @@
 // mux to Go's mux over a socketpair inside cmd/mux-peer of the conformance
 // package (skipped with a note when Go is missing).
 //
+// The figures are recorded for BENCHMARKS.md (@nri-ts/bench).
+//
 //   npx tsx bench/throughput.ts      (or: npm run bench)
+//   NRI_BENCH_SMOKE=1 npm run bench  (a short run that proves the bench works)
 import { execFile } from "node:child_process";
 import { once } from "node:events";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { type BenchResult, recordResults, result, smoke } from "@nri-ts/bench";
 import { Mux, type MuxConnection, socketPair } from "../src/index.js";
 
 const run = promisify(execFile);
 const MiB = 1024 * 1024;
-const REPEATS = 5;
+const REPEATS = smoke ? 1 : 5;
 
 interface Pair {
   out: MuxConnection;
@@ -136,7 +140,10 @@ function row(name: string, ours: number, go: number, unit: string, scale: number
 async function main(): Promise<void> {
   const binary = await buildGoPeer();
   const rows: Row[] = [];
-  const total = 128 * MiB;
+  const results: BenchResult[] = [];
+  const record = (what: string, ours: number, go: number, unit: string) =>
+    results.push(result({ group: "mux", what, ours, go: Number.isFinite(go) && go > 0 ? go : null, unit, target: null, note: `fastest of ${REPEATS} runs` }));
+  const total = (smoke ? 4 : 128) * MiB;
   // Go's own mux overflows its 256-frame read queue when small messages are
   // streamed without pause, so streaming uses 64 KiB and 1 MiB messages.
   for (const size of [64 * 1024, MiB]) {
@@ -145,16 +152,19 @@ async function main(): Promise<void> {
       binary === undefined ? undefined : () => goSeconds(binary, ["-size", String(size), "-total", String(total)]),
     );
     rows.push(row(`stream ${size / 1024} KiB messages`, total / ours, total / go, "MiB/s", MiB));
+    record(`stream ${size / 1024} KiB messages`, total / ours / MiB, total / go / MiB, "MiB/s");
   }
-  const trips = 20_000;
+  const trips = smoke ? 200 : 20_000;
   for (const size of [100, 4096]) {
     const [ours, go] = await bestOfBoth(
       () => bounceOurs(size, trips),
       binary === undefined ? undefined : () => goSeconds(binary, ["-size", String(size), "-roundtrips", String(trips)]),
     );
     rows.push(row(`round trips of ${size} B`, trips / ours, trips / go, "k/s", 1000));
+    record(`round trips of ${size} B`, trips / ours / 1000, trips / go / 1000, "k/s");
   }
   console.table(rows);
+  recordResults(results);
 }
 
 await main();

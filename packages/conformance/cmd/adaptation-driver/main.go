@@ -216,18 +216,22 @@ func runBench(r *adaptation.Adaptation, sc *scenario, rounds int) {
 	request.decode(template)
 	ctx := context.Background()
 	failures := 0
+	latencies := make([]float64, rounds) // µs, each request's own
 	start := time.Now()
-	for range rounds {
+	for i := range rounds {
+		began := time.Now()
 		if _, err := r.CreateContainer(ctx, proto.Clone(template).(*adaptation.CreateContainerRequest)); err != nil {
 			failures++
 		}
+		latencies[i] = float64(time.Since(began).Nanoseconds()) / 1e3
 	}
 	report(map[string]any{
-		"event":    "bench",
-		"op":       "CreateContainer",
-		"rounds":   rounds,
-		"failures": failures,
-		"seconds":  time.Since(start).Seconds(),
+		"event":       "bench",
+		"op":          "CreateContainer",
+		"rounds":      rounds,
+		"failures":    failures,
+		"seconds":     time.Since(start).Seconds(),
+		"latenciesUs": latencies,
 	})
 }
 

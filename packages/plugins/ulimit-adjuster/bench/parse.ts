@@ -9,18 +9,22 @@
 //
 //   npm run bench            (from packages/plugins/ulimit-adjuster; needs Go for the Go column)
 //   BENCH_ROUNDS=5 BENCH_RUNS=20 npm run bench
+//   NRI_BENCH_SMOKE=1 npm run bench   (a short run that proves the bench works)
+//
+// The medians are recorded for BENCHMARKS.md (@nri-ts/bench).
 import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { type BenchResult, recordResults, result, smoke } from "@nri-ts/bench";
 import { adjustUlimits, parseUlimits } from "../src/index.js";
 
 const run = promisify(execFile);
 const conformanceDir = join(dirname(fileURLToPath(import.meta.url)), "../../../conformance");
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const RUNS = Number(process.env.BENCH_RUNS ?? 20);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (smoke ? 1 : 5));
+const RUNS = Number(process.env.BENCH_RUNS ?? (smoke ? 2 : 20));
 /** Kubernetes' limit on all of a pod's annotations together. */
 const MAX_ANNOTATIONS = 256 * 1024;
 const KEY = "ulimits.noderesource.dev/container.app";
@@ -70,6 +74,7 @@ async function main(): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), "nri-ts-ulimit-bench-"));
   try {
     const binary = await buildGo(work);
+    const results: BenchResult[] = [];
     console.log(`\nparse + adjust, ms per annotation (${ROUNDS} rounds of ${RUNS} runs each)`);
     console.log("| annotation | entries | ours median | Go median | ours / Go | ours fastest | Go fastest | ours first run |");
     console.log("|---|--:|--:|--:|--:|--:|--:|--:|");
@@ -86,7 +91,10 @@ async function main(): Promise<void> {
       const ratio = g === undefined ? "n/a" : (t / g).toFixed(2);
       const fastestGo = goTimes.length > 0 ? Math.min(...goTimes) : undefined;
       console.log(`| ${name} | ${entries} | ${ms(t)} | ${ms(g)} | ${ratio} | ${ms(Math.min(...tsTimes))} | ${ms(fastestGo)} | ${ms(first)} |`);
+      const note = `parse + adjust, median of ${ROUNDS} rounds of ${RUNS} runs; ${entries} entries`;
+      results.push(result({ group: "plugins: ulimit-adjuster", what: `annotation of ${name}`, ours: t! / 1e6, go: g === undefined ? null : g / 1e6, unit: "ms", target: null, note }));
     }
+    recordResults(results);
   } finally {
     await rm(work, { recursive: true, force: true });
   }
