@@ -260,6 +260,23 @@ describe("failures", () => {
     await expect.poll(() => reason).toMatchObject({ code: Status.DEADLINE_EXCEEDED });
   });
 
+  it("keeps the signal, logger and stub in a copy of the handler's context", async () => {
+    let reason: unknown;
+    const runtime = await connect({
+      createContainer: async (_p, _c, ctx: HandlerContext) => {
+        const copy = { ...ctx };
+        expect(Object.keys(copy).sort()).toEqual(["logger", "signal", "stub"]);
+        await new Promise((resolve) => copy.signal.addEventListener("abort", resolve, { once: true }));
+        reason = copy.signal.reason;
+        throw copy.signal.reason;
+      },
+    });
+    await expect(
+      runtime.plugin.createContainer({ pod, container }, { deadline: Date.now() + 20 }),
+    ).rejects.toMatchObject({ code: Status.DEADLINE_EXCEEDED });
+    await expect.poll(() => reason).toMatchObject({ code: Status.DEADLINE_EXCEEDED });
+  });
+
   it("runs requests concurrently: a slow handler does not hold up others", async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));

@@ -67,7 +67,15 @@ export function createPluginService(host: ServiceHost): ServiceImplementation<Pl
   const { plugin, stub, logger } = host;
   const joiner = new SyncJoiner();
 
-  const context = (call: CallContext): HandlerContext => ({ signal: call.signal, logger, stub });
+  // the signal is read only when a handler asks for it: ttrpc makes a call's
+  // AbortSignal (and its deadline timer) on first read, and most handlers never do
+  const context = (call: CallContext): HandlerContext => ({
+    get signal() {
+      return call.signal;
+    },
+    logger,
+    stub,
+  });
 
   /** Runs a handler; a throw is logged and fails this request only. */
   async function invoke<T>(method: string, run: () => Awaitable<T>): Promise<T> {

@@ -5,9 +5,11 @@
 // Go→Go, and the CPU time each side spent per call (which other load on the
 // machine disturbs less than wall-clock figures); last, how long closing a
 // connection with many open calls stalls the event loop (bench/teardown.ts). BENCH_SECONDS sets the
-// seconds per cell and round (default 1), BENCH_ROUNDS the rounds (default 3).
+// seconds per cell and round (default 1), BENCH_ROUNDS the rounds (default 3). The headline
+// figures (TS→TS against Go→Go) go to the file NRI_BENCH_RESULTS names, as @nri-ts/bench has them.
 //
 //   npm run bench            (from packages/ttrpc; needs Go for the Go cells)
+//   NRI_BENCH_SMOKE=1 npm run bench   (a short run that proves it works)
 import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,13 +17,14 @@ import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { recordResults, result, smoke } from "@nri-ts/bench";
 import { connect, createClient } from "../src/index.js";
 import { benchCodec } from "./codec.js";
 import { benchTeardown } from "./teardown.js";
 import { EchoDefinition } from "./echo-service.js";
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 1);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? (smoke ? 0.05 : 1));
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (smoke ? 1 : 3));
 const VALUE_BYTES = 64;
 const IN_FLIGHT = [1, 16, 64];
 const here = dirname(fileURLToPath(import.meta.url));
@@ -217,14 +220,35 @@ async function main(): Promise<void> {
   );
   printTable(rows);
 
+  recordResults(headlines(results));
+
   console.log("\nFrame codec (one core)");
   printTable([["frame data", "encode MB/s", "decode MB/s"], ...benchCodec().map((r) => [r.label, r.encodeMBps.toFixed(0), r.decodeMBps.toFixed(0)])]);
 
   console.log("\nClosing a connection with open calls (half unary, half bidirectional streams)");
   printTable([
     ["side", "open calls", "teardown ms", "longest event-loop stall ms"],
-    ...(await benchTeardown()).map((r) => [r.side, String(r.calls), r.teardownMs.toFixed(0), r.longestStallMs.toFixed(0)]),
+    ...(await benchTeardown(smoke ? [1000] : undefined)).map((r) => [r.side, String(r.calls), r.teardownMs.toFixed(0), r.longestStallMs.toFixed(0)]),
   ]);
+}
+
+/** The issue's figures: our client and server against Go's client and server, in flight 64 and 1. */
+function headlines(results: ReadonlyMap<string, Result>) {
+  const ours = (inFlight: number) => results.get(`ts-ts-${inFlight}`);
+  const go = (inFlight: number) => results.get(`go-go-${inFlight}`) ?? null;
+  const note = (inFlight: number) =>
+    `unary Echo (${VALUE_BYTES}-byte value), ${inFlight} in flight on one unix socket, TS client → TS server against Go → Go; ${SECONDS} s per cell, median of ${ROUNDS} interleaved rounds`;
+  const figure = (inFlight: number, what: string, unit: string, target: string | null, pick: (cell: Result) => number) => {
+    const goCell = go(inFlight);
+    return result({ group: "ttrpc", what, ours: pick(ours(inFlight)!), go: goCell && pick(goCell), unit, target, note: note(inFlight) });
+  };
+  return [
+    figure(64, "Echo throughput, 64 in flight", "calls/s", ">= 1.5x", (cell) => cell.callsPerSecond),
+    figure(1, "Echo p99, 1 in flight", "µs", "<= 1.0x", (cell) => cell.p99Us),
+    figure(1, "Echo p50, 1 in flight", "µs", null, (cell) => cell.p50Us),
+    figure(1, "Echo throughput, 1 in flight", "calls/s", null, (cell) => cell.callsPerSecond),
+    figure(64, "Echo p99, 64 in flight", "µs", null, (cell) => cell.p99Us),
+  ];
 }
 
 function printTable(rows: string[][]): void {
