@@ -216,4 +216,16 @@ describe("AdjustmentBuilder", () => {
     );
     expect(builder.build()).toEqual(ContainerAdjustment.fromPartial({}));
   });
+
+  it("parses the 64-bit strings that scheduler and seccomp messages accept, and names the field of a bad one", () => {
+    const builder = new AdjustmentBuilder().setScheduler({ runtime: "100000", period: 1000000n });
+    expect(builder.build().linux?.scheduler).toMatchObject({ runtime: 100000n, period: 1000000n });
+    expect(() => builder.setScheduler({ deadline: "1ms" })).toThrow(
+      'setScheduler: deadline: expected a uint64 (a safe integer, a bigint or a string of decimal digits), got "1ms"',
+    );
+    expect(() =>
+      builder.setSeccompPolicy({ syscalls: [{ names: ["kill"], args: [{ index: 0, value: "" }] }] }),
+    ).toThrow('setSeccompPolicy: syscalls[0].args[0].value: expected a uint64 (a safe integer, a bigint or a string of decimal digits), got ""');
+    expect(builder.build().linux?.scheduler?.deadline).toBe(0n);
+  });
 });

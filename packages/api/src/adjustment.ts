@@ -49,6 +49,7 @@ import {
   toInt64,
   toUInt64,
 } from "./optional.js";
+import { fromPartialChecked } from "./checked-partial.js";
 import { markForRemoval } from "./removal.js";
 import { LinuxResourceSetters } from "./resource-setters.js";
 
@@ -259,7 +260,7 @@ export class AdjustmentBuilder extends LinuxResourceSetters {
 
   /** Replaces the whole seccomp policy of the container. */
   setSeccompPolicy(policy: DeepPartial<LinuxSeccomp>): this {
-    const seccompPolicy = LinuxSeccomp.fromPartial(policy);
+    const seccompPolicy = fromPartialChecked(LinuxSeccomp, policy, "setSeccompPolicy");
     this.#linux().seccompPolicy = seccompPolicy;
     return this;
   }
@@ -305,7 +306,7 @@ export class AdjustmentBuilder extends LinuxResourceSetters {
 
   /** Replaces the scheduling attributes (policy, nice, priority, flags, deadline). */
   setScheduler(scheduler: DeepPartial<LinuxScheduler>): this {
-    const sched = LinuxScheduler.fromPartial(scheduler);
+    const sched = fromPartialChecked(LinuxScheduler, scheduler, "setScheduler");
     this.#linux().scheduler = sched;
     return this;
   }

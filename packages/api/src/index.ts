@@ -8,6 +8,7 @@ export {
   type HooksInput,
   type MountInput,
 } from "./adjustment.js";
+export { fromPartialChecked, PartialMessageError } from "./checked-partial.js";
 export { decodeMessage, encodeMessage, type MessageType, ProtocolDecodeError } from "./decode.js";
 export {
   ALL_EVENTS,

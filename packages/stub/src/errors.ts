@@ -23,7 +23,14 @@ export type StubErrorCode =
   /** A call that needs the runtime (e.g. `updateContainers`) on a stub that is not connected. */
   | "ERR_STUB_NOT_CONNECTED"
   /** `stop()` was called while the stub was starting. */
-  | "ERR_STUB_STOPPED";
+  | "ERR_STUB_STOPPED"
+  /**
+   * A handler's result, or what was given to `updateContainers`, would lose
+   * data on the way to the runtime: two result forms mixed, a key that no
+   * form or message has, a 64-bit integer that is not one (`cause` holds the
+   * api's `PartialMessageError` for a field).
+   */
+  | "ERR_STUB_INVALID_MESSAGE";
 
 /** The one error type of `@nri-ts/stub`; `code` says what happened. */
 export class StubError extends Error {

@@ -12,13 +12,16 @@ export type {
   AdjustmentInput,
   Awaitable,
   ConfigureInput,
+  CreateContainerReply,
   CreateContainerResult,
   EvictionInput,
   HandlerContext,
   Plugin,
+  UpdateContainerReply,
   UpdateContainerResult,
   UpdateInput,
 } from "./plugin.js";
+export { type CheckedPlugin, definePlugin, type StrayResultKeys } from "./plugin-check.js";
 export { type RunPluginOptions, runPlugin } from "./run-plugin.js";
 export { type RuntimeInfo, Stub, type StubOptions } from "./stub.js";
 export { HANDLER_EVENTS } from "./subscription.js";

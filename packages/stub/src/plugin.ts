@@ -50,17 +50,39 @@ export type UpdateInput = DeepPartial<ContainerUpdate> | UpdateBuilder;
 /** A container eviction request. */
 export type EvictionInput = DeepPartial<ContainerEviction>;
 
-/** What createContainer may answer: nothing, an adjustment, or an adjustment with updates and evictions. */
+/** Makes each of the keys `K` an error to set (only `undefined` fits). */
+type Without<K extends PropertyKey> = { [P in K]?: never };
+
+/** The long form of a createContainer answer: an adjustment of the new container, updates and evictions of others. */
+export interface CreateContainerReply {
+  adjust?: AdjustmentInput;
+  update?: readonly UpdateInput[];
+  evict?: readonly EvictionInput[];
+}
+
+/**
+ * What createContainer may answer: nothing, an adjustment, or the
+ * `{adjust, update, evict}` form. The two forms do not mix: an adjustment
+ * with an `update` key, or `{adjust}` with an adjustment's `annotations`, is
+ * a type error here, and a request error at run time (as is any key that
+ * neither form has).
+ */
 export type CreateContainerResult =
   | void
-  | AdjustmentInput
-  | { adjust?: AdjustmentInput; update?: readonly UpdateInput[]; evict?: readonly EvictionInput[] };
+  | (AdjustmentInput & Without<keyof CreateContainerReply>)
+  | (CreateContainerReply & Without<keyof ContainerAdjustment>);
 
-/** What updateContainer may answer: nothing, updates, or updates with evictions. */
+/** The long form of an updateContainer answer. */
+export interface UpdateContainerReply {
+  update?: readonly UpdateInput[];
+  evict?: readonly EvictionInput[];
+}
+
+/** What updateContainer may answer: nothing, a list of updates, or `{update, evict}` (not a single update). */
 export type UpdateContainerResult =
   | void
   | readonly UpdateInput[]
-  | { update?: readonly UpdateInput[]; evict?: readonly EvictionInput[] };
+  | (UpdateContainerReply & Without<keyof ContainerUpdate>);
 
 /**
  * An NRI plugin: any subset of these handlers. Each lifecycle handler

@@ -5,6 +5,10 @@ import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { socketPair } from "@nri-ts/mux";
 import { afterEach, describe, expect, it } from "vitest";
+import { UpdateBuilder } from "@nri-ts/api";
+import { silentLogger } from "./logger.js";
+import { runPlugin } from "./run-plugin.js";
+import type { Stub } from "./stub.js";
 import { ScriptedRuntime } from "./testing/scripted-runtime.js";
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -93,5 +97,55 @@ describe("runPlugin in a plugin program", () => {
     const reply = await runtime.plugin.createContainer({ pod: { name: "web" }, container: { id: "c1" } });
     expect(reply.adjust?.annotations).toEqual({ "example.com/seen-by": "annotate" });
     expect(reply.adjust?.env).toEqual([{ key: "POD_NAME", value: "web" }]);
+  });
+});
+
+describe("runPlugin's onStub", () => {
+  it("gives the plugin its Stub, to push updates from outside a handler and to stop it", async () => {
+    const { runtime, connection } = await ScriptedRuntime.pair();
+    let stub: Stub | undefined;
+    const exitCodes: number[] = [];
+    const running = runPlugin(
+      { stopContainer: () => {} },
+      {
+        index: "10",
+        name: "pusher",
+        env: {},
+        logger: silentLogger,
+        connection,
+        signals: [],
+        exit: (code) => void exitCodes.push(code),
+        onStub: (given) => (stub = given),
+      },
+    );
+    await runtime.handshake();
+    expect(stub?.name).toBe("10-pusher");
+    expect(stub?.connected).toBe(true);
+    await stub?.updateContainers([new UpdateBuilder("ctr-1").setCpuShares(256)]);
+    expect(runtime.updateRequests.map((r) => r.update.map((u) => [u.containerId, u.linux?.resources?.cpu?.shares?.value]))).toEqual([
+      [["ctr-1", 256n]],
+    ]);
+    await stub?.stop();
+    await running;
+    expect(exitCodes).toEqual([0]);
+  });
+
+  it("ends the program as a failed start does when it throws", async () => {
+    const exitCodes: number[] = [];
+    await runPlugin(
+      { stopContainer: () => {} },
+      {
+        index: "10",
+        name: "pusher",
+        env: {},
+        logger: silentLogger,
+        signals: [],
+        exit: (code) => void exitCodes.push(code),
+        onStub: () => {
+          throw new Error("no config");
+        },
+      },
+    );
+    expect(exitCodes).toEqual([1]);
   });
 });

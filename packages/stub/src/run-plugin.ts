@@ -1,6 +1,7 @@
 import { messageOf, StubError } from "./errors.js";
 import { createLogger } from "./logger.js";
 import type { Plugin } from "./plugin.js";
+import type { CheckedPlugin } from "./plugin-check.js";
 import { Stub, type StubOptions } from "./stub.js";
 
 /** Options of {@link runPlugin}: the stub's, and how the process ends. */
@@ -11,6 +12,13 @@ export interface RunPluginOptions extends StubOptions {
   signals?: readonly NodeJS.Signals[];
   /** Ends the process; default `process.exit`. */
   exit?: (code: number) => void;
+  /**
+   * Called with the plugin's `Stub` once it is made, before it connects:
+   * keep it to push updates from outside a handler (`stub.updateContainers`,
+   * once `stub.connected`), or to stop the plugin (`stub.stop()`). A throw
+   * ends the program as a failed start does (exit code 1).
+   */
+  onStub?: (stub: Stub) => void;
 }
 
 /**
@@ -22,12 +30,16 @@ export interface RunPluginOptions extends StubOptions {
  * ```ts
  * await runPlugin({ createContainer: (pod, ctr) => ({ annotations: { seen: "yes" } }) });
  * ```
+ *
+ * Keys in the handlers' answers that no answer form has are type errors
+ * (see {@link definePlugin}).
  */
-export async function runPlugin(plugin: Plugin, options: RunPluginOptions = {}): Promise<void> {
+export async function runPlugin<P extends Plugin>(plugin: CheckedPlugin<P>, options: RunPluginOptions = {}): Promise<void> {
   const exit = options.exit ?? ((code: number) => process.exit(code));
   let stub: Stub;
   try {
-    stub = new Stub(plugin, options);
+    stub = new Stub<P>(plugin, options);
+    options.onStub?.(stub);
   } catch (error) {
     (options.logger ?? createLogger()).error({ err: error }, `cannot create the plugin: ${messageOf(error)}`);
     return exit(1);

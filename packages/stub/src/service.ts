@@ -87,12 +87,27 @@ export function createPluginService(host: ServiceHost): ServiceImplementation<Pl
     }
   }
 
+  const warnedAbout = new Set<string>();
+  /**
+   * A handler the runtime takes no answer from returned something: most
+   * likely changes meant for another handler, so say so (once per handler).
+   */
+  function unanswered(method: string, value: unknown): void {
+    if (value === undefined || warnedAbout.has(method)) return;
+    warnedAbout.add(method);
+    logger.warn(
+      { method },
+      `${method} returned ${typeof value === "object" && value !== null ? "an object" : String(value)}, which is dropped: ` +
+        "the runtime takes no answer to it (only createContainer, updateContainer, stopContainer and synchronize answer with changes)",
+    );
+  }
+
   const pod = (value: PodSandbox | undefined): PodSandbox => value ?? PodSandbox.fromPartial({});
   const container = (value: Container | undefined): Container => value ?? Container.fromPartial({});
 
   async function podEvent(handler: PodHandler, request: { pod?: PodSandbox }, call: CallContext): Promise<{}> {
     const run = plugin[handler];
-    if (run) await invoke(handler, () => run.call(plugin, pod(request.pod), context(call)));
+    if (run) unanswered(handler, await invoke(handler, () => run.call(plugin, pod(request.pod), context(call))));
     return {};
   }
 
@@ -103,7 +118,10 @@ export function createPluginService(host: ServiceHost): ServiceImplementation<Pl
   ): Promise<{}> {
     const run = plugin[handler];
     if (run) {
-      await invoke(handler, () => run.call(plugin, pod(request.pod), container(request.container), context(call)));
+      const answer = await invoke(handler, () =>
+        run.call(plugin, pod(request.pod), container(request.container), context(call)),
+      );
+      unanswered(handler, answer);
     }
     return {};
   }
@@ -136,15 +154,15 @@ export function createPluginService(host: ServiceHost): ServiceImplementation<Pl
         );
         return { more: true };
       }
-      const updates = await invoke("synchronize", () =>
-        handler.call(plugin, state.pods, state.containers, context(call)),
+      const update = await invoke("synchronize", async () =>
+        toUpdates(await handler.call(plugin, state.pods, state.containers, context(call)), "synchronize result"),
       );
-      return { update: toUpdates(updates), more: false };
+      return { update, more: false };
     },
 
     async shutdown(_request, call) {
       const handler = plugin.shutdown;
-      if (handler) await invoke("shutdown", () => handler.call(plugin, context(call)));
+      if (handler) unanswered("shutdown", await invoke("shutdown", () => handler.call(plugin, context(call))));
       return {};
     },
 
@@ -156,9 +174,10 @@ export function createPluginService(host: ServiceHost): ServiceImplementation<Pl
     async updatePodSandbox(request, call) {
       const handler = plugin.updatePodSandbox;
       if (handler) {
-        await invoke("updatePodSandbox", () =>
+        const answer = await invoke("updatePodSandbox", () =>
           handler.call(plugin, pod(request.pod), request.overheadLinuxResources, request.linuxResources, context(call)),
         );
+        unanswered("updatePodSandbox", answer);
       }
       return {};
     },
@@ -166,10 +185,9 @@ export function createPluginService(host: ServiceHost): ServiceImplementation<Pl
     async createContainer(request, call) {
       const handler = plugin.createContainer;
       if (!handler) return {};
-      const result = await invoke("createContainer", () =>
-        handler.call(plugin, pod(request.pod), container(request.container), context(call)),
+      return invoke("createContainer", async () =>
+        createContainerResponse(await handler.call(plugin, pod(request.pod), container(request.container), context(call))),
       );
-      return createContainerResponse(result);
     },
 
     postCreateContainer: (request, call) => containerEvent("postCreateContainer", request, call),
@@ -181,19 +199,20 @@ export function createPluginService(host: ServiceHost): ServiceImplementation<Pl
     async updateContainer(request, call) {
       const handler = plugin.updateContainer;
       if (!handler) return {};
-      const result = await invoke("updateContainer", () =>
-        handler.call(plugin, pod(request.pod), container(request.container), request.linuxResources, context(call)),
+      return invoke("updateContainer", async () =>
+        updateContainerResponse(
+          await handler.call(plugin, pod(request.pod), container(request.container), request.linuxResources, context(call)),
+        ),
       );
-      return updateContainerResponse(result);
     },
 
     async stopContainer(request, call) {
       const handler = plugin.stopContainer;
       if (!handler) return {};
-      const updates = await invoke("stopContainer", () =>
-        handler.call(plugin, pod(request.pod), container(request.container), context(call)),
+      const update = await invoke("stopContainer", async () =>
+        toUpdates(await handler.call(plugin, pod(request.pod), container(request.container), context(call)), "stopContainer result"),
       );
-      return { update: toUpdates(updates) };
+      return { update };
     },
 
     async stateChange(event, call) {
@@ -209,7 +228,7 @@ export function createPluginService(host: ServiceHost): ServiceImplementation<Pl
       const handler = plugin.validateContainerAdjustment;
       if (!handler) return {};
       try {
-        await handler.call(plugin, request, context(call));
+        unanswered("validateContainerAdjustment", await handler.call(plugin, request, context(call)));
         return {};
       } catch (error) {
         const reason = messageOf(error);

@@ -20,6 +20,7 @@ import { type FailurePolicyInput, resolveFailurePolicy } from "./failure-policy.
 import { type Identity, programName, resolveIdentity } from "./identity.js";
 import { bindLogger, createLogger, type Logger } from "./logger.js";
 import type { ConfigureInput, EvictionInput, Plugin, UpdateInput } from "./plugin.js";
+import type { CheckedPlugin, definePlugin } from "./plugin-check.js";
 import { toEvictions, toUpdates } from "./results.js";
 import { Session } from "./session.js";
 import { handledEvents } from "./subscription.js";
@@ -92,7 +93,7 @@ const RETRIABLE: ReadonlySet<StubErrorCode> = new Set([
  * and dispatches requests to the plugin's handlers. Behaves as Go's
  * `pkg/stub` does on the wire.
  */
-export class Stub {
+export class Stub<P extends Plugin = Plugin> {
   readonly plugin: Plugin;
   /** The index and base name it registers with. */
   readonly identity: Identity;
@@ -121,10 +122,12 @@ export class Stub {
   #sessionEnded: Promise<StubError | undefined> | undefined;
 
   /**
-   * Checks the plugin and works out its identity, before connecting.
+   * Checks the plugin and works out its identity, before connecting. Keys
+   * in the handlers' answers that no answer form has are type errors (see
+   * {@link definePlugin}).
    * @throws StubError ERR_STUB_NO_HANDLERS, ERR_STUB_IDENTITY, ERR_STUB_INVALID_SOCKET_ENV or ERR_STUB_FAILURE_POLICY
    */
-  constructor(plugin: Plugin, options: StubOptions = {}) {
+  constructor(plugin: CheckedPlugin<P>, options: StubOptions = {}) {
     this.plugin = plugin;
     this.#options = options;
     this.failurePolicy = resolveFailurePolicy(options.failurePolicy);
@@ -281,7 +284,7 @@ export class Stub {
    * Asks the runtime to update containers (and to evict some; runtimes up
    * to NRI v0.12 ignore evictions). Resolves with the updates that failed.
    * There is no deadline, as in Go; pass a signal to give up.
-   * @throws StubError ERR_STUB_NOT_CONNECTED, or the ClientError of the call
+   * @throws StubError ERR_STUB_NOT_CONNECTED, ERR_STUB_INVALID_MESSAGE (naming the update and field), or the ClientError of the call
    */
   async updateContainers(
     updates: readonly UpdateInput[],
@@ -291,7 +294,7 @@ export class Stub {
     const session = this.#session;
     if (!session) throw new StubError("ERR_STUB_NOT_CONNECTED", `plugin ${this.name} is not connected`);
     const reply = await session.runtime.updateContainers(
-      { update: toUpdates(updates), evict: toEvictions(evictions) },
+      { update: toUpdates(updates, "updateContainers"), evict: toEvictions(evictions, "updateContainers") },
       { signal: options.signal },
     );
     return reply.failed;

@@ -1,6 +1,7 @@
 import type { ConfigureRequest, DeepPartial } from "@nri-ts/api";
 import { silentLogger } from "../logger.js";
 import type { Plugin } from "../plugin.js";
+import type { CheckedPlugin } from "../plugin-check.js";
 import { Stub, type StubOptions } from "../stub.js";
 import { ScriptedRuntime, type ScriptedRuntimeOptions } from "./scripted-runtime.js";
 
@@ -24,12 +25,12 @@ export interface ConnectPluginOptions {
  * await stub.stop();
  * ```
  */
-export async function connectPlugin(
-  plugin: Plugin,
+export async function connectPlugin<P extends Plugin>(
+  plugin: CheckedPlugin<P>,
   options: ConnectPluginOptions = {},
 ): Promise<{ stub: Stub; runtime: ScriptedRuntime }> {
   const { runtime, connection } = await ScriptedRuntime.pair(options.runtime);
-  const stub = new Stub(plugin, {
+  const stub = new Stub<P>(plugin, {
     index: "10",
     name: "test",
     logger: silentLogger,
