@@ -29,6 +29,8 @@ interface Start {
 
 /** How a plugin is started by hand: `-idx 10`, unless it is one of these. */
 const STARTS: Readonly<Record<string, (dir: string) => Start>> = {
+  // It registers once per index of -indices (default 0,99), and has no -idx.
+  differ: () => ({ args: ["-indices", "10,20"], registers: ["10-differ", "20-differ"] }),
   // By default it reads, and creates, the machine's hook directories (/usr/share/containers/oci/hooks.d, /etc/containers/oci/hooks.d).
   "hook-injector": (dir) => {
     const hooks = [join(dir, "share", "hooks.d"), join(dir, "etc", "hooks.d")];

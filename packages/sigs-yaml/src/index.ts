@@ -2,6 +2,7 @@ export { type DecodeOptions, decodeSigsYaml } from "./decode.js";
 export { encodeSigsYaml } from "./encode.js";
 export { goMap, type JsonValue } from "./json-value.js";
 export { SigsYamlError } from "./error.js";
+export { goJson, goJsonArgument, jsonTag, MAP_FIELDS, type MessageArgument, marshalMessageYaml } from "./messages.js";
 export {
   fieldFor,
   go,
@@ -17,4 +18,5 @@ export {
   zeroValue,
 } from "./go-type.js";
 export { jsonInteger } from "./json-decode.js";
+export { compareBytes } from "./json.js";
 export { MAX_DEPTH } from "./yaml-to-json.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FlagError, type FlagSpec, flagUsage, parseGoFlags, socketFlags } from "./go-flags.js";
+import { FlagError, type FlagSpec, flagUsage, parseGoFlags, parseGoInt, socketFlags } from "./go-flags.js";
 
 /** The flags of Go's ulimit-adjuster plugin: string flags and a boolean one. */
 const ULIMIT_ADJUSTER_FLAGS = [
@@ -40,6 +40,25 @@ describe("parseGoFlags", () => {
       verbose: true,
     });
     expect(parse("-verbose=false", "-idx=05").verbose).toBe(false);
+  });
+
+  it("reads int flags with Go's integer syntax, holds defaults and shows them in the usage as Go does", () => {
+    const specs = [
+      { name: "indices", kind: "string", usage: "where to register,\nas a list", default: "0,99" },
+      { name: "verbose-level", kind: "int", usage: "how much to print" },
+    ] as const;
+    expect(parseGoFlags(specs, [], "p")).toEqual({ indices: "0,99", "verbose-level": 0 });
+    expect(parseGoFlags(specs, ["-indices=", "-verbose-level", "2"], "p")).toEqual({ indices: "", "verbose-level": 2 });
+    expect(parseGoFlags(specs, ["-verbose-level=0x1_0"], "p")["verbose-level"]).toBe(16);
+    expect(flagUsage(specs, "p")).toBe('Usage of p:\n  -indices string\n    \twhere to register,\n    \tas a list (default "0,99")\n  -verbose-level int\n    \thow much to print');
+    expect(() => parseGoFlags(specs, ["-verbose-level", "two"], "p")).toThrow(/^invalid value "two" for flag -verbose-level: parse error\n/);
+  });
+
+  it("parses ints as strconv.ParseInt(s, 0, 64) does", () => {
+    expect(["7", "+7", "-7", "017", "0o17", "0b101", "0XfF", "1_000", "0", "-0"].map(parseGoInt)).toEqual([7, 7, -7, 15, 15, 5, 255, 1000, 0, 0]);
+    for (const bad of ["", "08", "1__0", "_1", "1_", "0x", " 1", "1.0", "--1"]) expect(() => parseGoInt(bad), bad).toThrow("parse error");
+    expect(() => parseGoInt("9223372036854775808")).toThrow("value out of range");
+    expect(parseGoInt("-9223372036854775808")).toBe(-9223372036854775808);
   });
 
   it("stops at the first argument that is not a flag, as Go does", () => {

@@ -1,22 +1,27 @@
 /**
  * A command line parsed as Go's `flag` package parses it: `-name value`,
  * `-name=value`, `--name value`; a boolean flag takes no separate value
- * (`-verbose`, `-verbose=false`); parsing stops at the first argument that
- * is not a flag, or after `--`. `-h` and `-help` print the usage.
+ * (`-verbose`, `-verbose=false`); an int flag takes Go's integer syntax
+ * (`10`, `-1`, `0x1f`, `0o17`, `1_000`); parsing stops at the first
+ * argument that is not a flag, or after `--`. `-h` and `-help` print the
+ * usage.
  */
 import { goQuote, parseGoBool } from "@nri-ts/api";
 
 export interface FlagSpec {
   readonly name: string;
-  readonly kind: "string" | "bool";
+  readonly kind: "string" | "bool" | "int";
+  /** Go's usage text; a newline in it starts an indented line, as Go prints it. */
   readonly usage: string;
+  /** The value when the flag is not given (string and int flags); default the zero value. */
+  readonly default?: string | number;
   /** Another name of the flag named here: its value is stored under that name. */
   readonly aliasOf?: string;
 }
 
-/** The parsed flags: text for string flags, booleans for bool flags; unset ones hold their zero value. Aliases are stored under the flag they stand for. */
+/** The parsed flags: text for string flags, booleans for bool flags, numbers for int flags; unset ones hold their default. Aliases are stored under the flag they stand for. */
 export type FlagValues<S extends readonly FlagSpec[]> = {
-  [F in S[number] as F extends { readonly aliasOf: string } ? never : F["name"]]: F["kind"] extends "bool" ? boolean : string;
+  [F in S[number] as F extends { readonly aliasOf: string } ? never : F["name"]]: F["kind"] extends "bool" ? boolean : F["kind"] extends "int" ? number : string;
 };
 
 /**
@@ -45,20 +50,41 @@ export class FlagError extends Error {
   }
 }
 
-/** The usage text, flags sorted by name as Go's PrintDefaults lists them. */
+/** The usage text, flags sorted by name as Go's PrintDefaults lists them, with their non-zero defaults. */
 export function flagUsage(specs: readonly FlagSpec[], program: string): string {
   const lines = [`Usage of ${program}:`];
   for (const spec of [...specs].sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    const head = `  -${spec.name}${spec.kind === "string" ? " string" : ""}`;
-    lines.push(head.length <= 4 ? `${head}\t${spec.usage}` : `${head}\n    \t${spec.usage}`);
+    const head = `  -${spec.name}${spec.kind === "bool" ? "" : ` ${spec.kind}`}`;
+    const shown = spec.default === undefined || spec.default === "" || spec.default === 0 ? "" : ` (default ${typeof spec.default === "string" ? goQuote(spec.default) : spec.default})`;
+    const usage = (spec.usage + shown).replaceAll("\n", "\n    \t");
+    lines.push(head.length <= 4 ? `${head}\t${usage}` : `${head}\n    \t${usage}`);
   }
   return lines.join("\n");
 }
 
+const GO_INT = /^[+-]?(?:0[xX](?:_?[0-9a-fA-F])+|0[bB](?:_?[01])+|0[oO](?:_?[0-7])+|0(?:_?[0-7])*|[1-9](?:_?[0-9])*)$/;
+
+/**
+ * An int as Go's strconv.ParseInt(text, 0, 64) reads it (what `flag.Int`
+ * does): a sign, then decimal, `0x`, `0b`, `0o` or a leading-`0` octal,
+ * underscores between digits.
+ * @throws Error `parse error` or `value out of range`, Go's texts
+ */
+export function parseGoInt(text: string): number {
+  if (!GO_INT.test(text)) throw new Error("parse error");
+  const negative = text.startsWith("-");
+  const digits = text.replace(/^[+-]/, "").replaceAll("_", "");
+  const octal = /^0[0-7]+$/.test(digits) ? `0o${digits.slice(1)}` : digits;
+  const value = BigInt(octal.replace(/^0([XBO])/, (_, base: string) => `0${base.toLowerCase()}`));
+  const signed = negative ? -value : value;
+  if (signed < -(2n ** 63n) || signed >= 2n ** 63n) throw new Error("value out of range");
+  return Number(signed);
+}
+
 /** @throws FlagError for `-h`, an unknown flag, a missing value or a bad boolean */
 export function parseGoFlags<const S extends readonly FlagSpec[]>(specs: S, argv: readonly string[], program: string): FlagValues<S> {
-  const values: Record<string, string | boolean> = Object.fromEntries(
-    specs.filter((s) => s.aliasOf === undefined).map((s) => [s.name, s.kind === "bool" ? false : ""]),
+  const values: Record<string, string | boolean | number> = Object.fromEntries(
+    specs.filter((s) => s.aliasOf === undefined).map((s) => [s.name, s.kind === "bool" ? false : (s.default ?? (s.kind === "int" ? 0 : ""))]),
   );
   const fail = (message: string): never => {
     throw new FlagError(`${message}\n${flagUsage(specs, program)}`, 2);
@@ -84,12 +110,17 @@ export function parseGoFlags<const S extends readonly FlagSpec[]>(specs: S, argv
       } catch {
         fail(`invalid boolean value ${goQuote(text)} for -${name}: parse error`);
       }
-    } else if (eq >= 0) {
-      values[key] = body.slice(eq + 1);
-    } else if (i + 1 < argv.length) {
-      values[key] = argv[++i];
     } else {
-      fail(`flag needs an argument: -${name}`);
+      if (eq < 0 && i + 1 >= argv.length) fail(`flag needs an argument: -${name}`);
+      const text = eq >= 0 ? body.slice(eq + 1) : argv[++i];
+      if (spec.kind === "string") values[key] = text;
+      else {
+        try {
+          values[key] = parseGoInt(text);
+        } catch (error) {
+          fail(`invalid value ${goQuote(text)} for flag -${name}: ${(error as Error).message}`);
+        }
+      }
     }
   }
   return values as FlagValues<S>;

@@ -9,9 +9,10 @@
  */
 import { goQuote } from "@nri-ts/api";
 
-export type TextLevel = "debug" | "info" | "warn" | "error";
+/** The levels plugins log at; `fatal` is the line a Go plugin writes before it exits (logrus's Fatal). */
+export type TextLevel = "debug" | "info" | "warn" | "error" | "fatal";
 
-const LEVEL_NAMES: Readonly<Record<TextLevel, string>> = { debug: "debug", info: "info", warn: "warning", error: "error" };
+const LEVEL_NAMES: Readonly<Record<TextLevel, string>> = { debug: "debug", info: "info", warn: "warning", error: "error", fatal: "fatal" };
 const PLAIN = /^[A-Za-z0-9\-._/@^+]*$/;
 /** The keys logrus writes itself; fields of the same name are renamed `fields.<key>`. */
 const FIXED = new Set(["time", "level", "msg"]);

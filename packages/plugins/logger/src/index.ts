@@ -3,8 +3,6 @@ import { decodeConfig, defaultConfig } from "./config.js";
 import { createLoggerPlugin } from "./plugin.js";
 
 export { decodeConfig, defaultConfig, type LoggerConfig, LoggerConfigError } from "./config.js";
-export { dumpYaml, type Dumped } from "./dump.js";
-export { goJson, jsonTag } from "./go-json.js";
 export { FlagError, type LoggerFlags, parseFlags, usage } from "./flags.js";
 export { createLoggerPlugin, eventsMask, type LoggerPluginOptions, openLogFile } from "./plugin.js";
 export { statusLine } from "./status.js";

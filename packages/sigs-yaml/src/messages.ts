@@ -1,6 +1,7 @@
 /**
- * A protocol message as Go's encoding/json writes the Go struct of it,
- * which is the first step of the Go logger's dumps: fields named by the
+ * NRI protocol messages as sigs.k8s.io/yaml marshals their Go structs (the
+ * dumps of the Go logger and differ). First a message as Go's
+ * encoding/json writes the Go struct of it: fields named by the
  * structs' JSON tags (the proto field names: `pod_sandbox_id`,
  * `CDI_devices`), every field `omitempty` (zero numbers, empty text, false,
  * empty lists and maps left out), a message that is there kept even when
@@ -8,7 +9,8 @@
  * value, enums as numbers, 64-bit integers exact.
  */
 import * as api from "@nri-ts/api";
-import { goMap, type JsonValue } from "@nri-ts/sigs-yaml";
+import { encodeSigsYaml } from "./encode.js";
+import { goMap, type JsonValue } from "./json-value.js";
 
 const shape = (object: object) => Object.keys(object).sort().join(",");
 
@@ -71,13 +73,25 @@ export function goJson(message: object): { readonly [key: string]: JsonValue } {
   return out;
 }
 
+/** A handler argument: a message, a list of them, or none. */
+export type MessageArgument = object | readonly object[] | undefined;
+
 /**
- * What the Go logger hands its YAML encoder for one of its handler's
+ * What a Go plugin hands its YAML encoder for one of its handler's
  * arguments: a message, a list of them (a list without items is Go's nil
  * slice, `null`), or nothing (a nil pointer, `null`).
  */
-export function goJsonArgument(value: object | readonly object[] | undefined): JsonValue {
+export function goJsonArgument(value: MessageArgument): JsonValue {
   if (value === undefined) return null;
   if (Array.isArray(value)) return value.length === 0 ? null : value.map((entry: object) => goJson(entry));
   return goJson(value);
+}
+
+/**
+ * The YAML `yaml.Marshal` of sigs.k8s.io/yaml writes for a handler
+ * argument in a Go plugin.
+ * @throws SigsYamlError with Go's text where Go cannot marshal it
+ */
+export function marshalMessageYaml(value: MessageArgument): string {
+  return encodeSigsYaml(goJsonArgument(value));
 }
