@@ -90,6 +90,19 @@ describe("decodeSigsYaml into the ulimit list", () => {
     expect(() => decode("- type: a\n soft: 1")).toThrow(/^error converting YAML to JSON: yaml: line 2: /);
   });
 
+  it("refuses a plain scalar that starts with `:` in a flow collection, as go-yaml v2 does (recorded with sigs.k8s.io/yaml v1.4.0)", () => {
+    const nodeContent = "error converting YAML to JSON: yaml: did not find expected node content";
+    for (const text of ["{a: :b}", "[a, :b]", "[:b]", "- {type: x, hard: ::1}", "{:a: b}", "[{a: b}, :x]", "{a: [b, :c]}"]) {
+      expect(() => decode(text), text).toThrow(new SigsYamlError(nodeContent));
+    }
+    expect(() => decode("[a,\n :b]")).toThrow(new SigsYamlError("error converting YAML to JSON: yaml: line 1: did not find expected node content"));
+    // outside flow collections, and inside a scalar, it is text
+    expect(decode("- type: ::1")).toEqual(one("::1"));
+    expect(decode("- {type: 'a:b'}")).toEqual(one("a:b"));
+    expect(decode("- {type: ':b'}")).toEqual(one(":b"));
+    expect(decode("- {type: b:c}")).toEqual(one("b:c"));
+  });
+
   it("refuses aliases that contain themselves and documents that expand without end", () => {
     expect(() => decode("&a [*a]")).toThrow("anchor 'a' value contains itself");
     const levels = ["a: &a0 [x, x, x, x, x, x, x, x, x, x]"];
