@@ -3,7 +3,13 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CONTAINER_FIELDS, encodeSynchronizeRequest, POD_FIELDS } from "./sync-encoding.js";
 
-const text = fc.oneof(fc.constant(""), fc.string(), fc.string({ unit: "grapheme" }), fc.string({ minLength: 130, maxLength: 300 }));
+const text = fc.oneof(
+  fc.constant(""),
+  fc.string(),
+  fc.string({ unit: "grapheme" }),
+  fc.string({ unit: "binary" }), // lone surrogates too
+  fc.string({ minLength: 130, maxLength: 300 }),
+);
 const map = fc.dictionary(text, text, { maxKeys: 4 });
 const list = fc.array(text, { maxLength: 4 });
 const int64 = fc.oneof(fc.constant(0n), fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }));
@@ -79,6 +85,14 @@ describe("encodeSynchronizeRequest", () => {
     // A field added to the protos (a new upstream version) fails here until this encoder writes it.
     expect(Object.keys(Container.create())).toEqual([...CONTAINER_FIELDS]);
     expect(Object.keys(PodSandbox.create())).toEqual([...POD_FIELDS]);
+  });
+
+  it("leaves a value not of its declared type to the generated encoder: the same coercion, the same error", () => {
+    const coerced = { pods: [], containers: [Container.fromPartial({ id: "a" }), { ...Container.fromPartial({ name: "b" }), id: 42 as unknown as string }], more: false };
+    expect(Buffer.from(encodeSynchronizeRequest(coerced))).toEqual(Buffer.from(generated(coerced)));
+    const negative = { pods: [{ ...PodSandbox.fromPartial({ id: "p" }), pid: -1 }], containers: [], more: false };
+    expect(() => generated(negative)).toThrow("invalid uint32: -1");
+    expect(() => encodeSynchronizeRequest(negative)).toThrow("invalid uint32: -1");
   });
 
   it("refuses an int64 out of range with the generated encoder's error", () => {

@@ -11,6 +11,8 @@ describe("distribution plot", () => {
     expect(svg).toContain(">nri-ts</text>");
     expect(svg).toContain(">Go</text>");
     expect(svg).toContain("µs (log scale)");
+    expect(svg).toContain(">p50 20.0, p99 30.0</text>");
+    expect(svg).toContain(">p50 24.0, p99 400</text>");
   });
 
   it("refuses to plot nothing", () => {

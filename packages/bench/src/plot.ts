@@ -52,12 +52,19 @@ export function distributionSvg(title: string, unit: string, series: { ours: num
   const xTicks = [0, 25, 50, 75, 90, 99]
     .map((p) => `<text x="${x(p / 100).toFixed(1)}" y="${TOP + plotH + 16}" text-anchor="middle">p${p}</text>`)
     .join("");
+  // Each side's median and 99th percentile under its name (from the quantiles, p50 and p99 of 101).
+  const at = (points: number[], p: number) => points[Math.round((p / 100) * (points.length - 1))];
   const legend = (["ours", "go"] as const)
-    .map(
-      (side, i) =>
-        `<line x1="${WIDTH - RIGHT + 12}" x2="${WIDTH - RIGHT + 36}" y1="${TOP + 10 + i * 18}" y2="${TOP + 10 + i * 18}" stroke="${COLORS[side]}" stroke-width="2"/>` +
-        `<text x="${WIDTH - RIGHT + 42}" y="${TOP + 14 + i * 18}">${side === "ours" ? "nri-ts" : "Go"}</text>`,
-    )
+    .map((side, i) => {
+      const y0 = TOP + 10 + i * 46;
+      const points = series[side];
+      const figures = points.length === 0 ? "" : `p50 ${fmt(at(points, 50)!)}, p99 ${fmt(at(points, 99)!)}`;
+      return (
+        `<line x1="${WIDTH - RIGHT + 12}" x2="${WIDTH - RIGHT + 36}" y1="${y0}" y2="${y0}" stroke="${COLORS[side]}" stroke-width="2"/>` +
+        `<text x="${WIDTH - RIGHT + 42}" y="${y0 + 4}">${side === "ours" ? "nri-ts" : "Go"}</text>` +
+        `<text x="${WIDTH - RIGHT + 12}" y="${y0 + 20}" font-size="10">${figures}</text>`
+      );
+    })
     .join("");
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="sans-serif" font-size="11">`,

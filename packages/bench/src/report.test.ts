@@ -44,4 +44,11 @@ describe("BENCHMARKS.md", () => {
     expect(text).toContain("](bench-plots/stub-hook-p99.svg)");
     expect(plotName(results[1]!)).toBe("adaptation-synchronize-10-000-containers.svg");
   });
+
+  it("puts the groups with targets first", () => {
+    const untargeted = result({ group: "mux", what: "stream", ours: 2, go: 1, unit: "MiB/s", target: null, note: "" });
+    const report = renderReport([untargeted, ...results], machine, "bench-plots");
+    expect(report.indexOf("## adaptation")).toBeLessThan(report.indexOf("## mux"));
+    expect(report.indexOf("## stub")).toBeGreaterThan(report.indexOf("## mux"));
+  });
 });

@@ -36,7 +36,10 @@ const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
 
 /** The Markdown of the report; `plotsDir` is where the plots lie, relative to the report. */
 export function renderReport(results: readonly BenchResult[], machine: Machine, plotsDir: string): string {
-  const groups = [...new Set(results.map((r) => r.group))];
+  // Groups with targets (the figures the project aims at) first, then the others, each in the order run.
+  const seen = [...new Set(results.map((r) => r.group))];
+  const targeted = (group: string) => results.some((r) => r.group === group && r.target !== null);
+  const groups = [...seen.filter(targeted), ...seen.filter((group) => !targeted(group))];
   const counted = results.filter((r) => met(r) !== null);
   const lines = [
     "# Benchmarks",

@@ -181,6 +181,15 @@ func maxRSSKB() int64 {
 	return usage.Maxrss
 }
 
+// cpuSeconds is the CPU time this process has used so far, user and system, all threads.
+func cpuSeconds() float64 {
+	var usage syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &usage); err != nil {
+		return 0
+	}
+	return float64(usage.Utime.Nano()+usage.Stime.Nano()) / 1e9
+}
+
 // currentRSSKB is this process's resident set now, in KiB (from /proc/self/statm).
 func currentRSSKB() int64 {
 	statm, err := os.ReadFile("/proc/self/statm")
@@ -217,6 +226,7 @@ func runBench(r *adaptation.Adaptation, sc *scenario, rounds int) {
 	ctx := context.Background()
 	failures := 0
 	latencies := make([]float64, rounds) // µs, each request's own
+	cpuBefore := cpuSeconds()
 	start := time.Now()
 	for i := range rounds {
 		began := time.Now()
@@ -231,6 +241,7 @@ func runBench(r *adaptation.Adaptation, sc *scenario, rounds int) {
 		"rounds":      rounds,
 		"failures":    failures,
 		"seconds":     time.Since(start).Seconds(),
+		"cpuSeconds":  cpuSeconds() - cpuBefore,
 		"latenciesUs": latencies,
 	})
 }
