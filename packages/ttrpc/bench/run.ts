@@ -248,7 +248,15 @@ function headlines(results: ReadonlyMap<string, Result>) {
     figure(1, "Echo p50, 1 in flight", "µs", null, (cell) => cell.p50Us),
     figure(1, "Echo throughput, 1 in flight", "calls/s", null, (cell) => cell.callsPerSecond),
     figure(64, "Echo p99, 64 in flight", "µs", null, (cell) => cell.p99Us),
+    // what CPU contention disturbs least: under load, Go's several threads per process get more of the CPU than Node's one
+    figure(64, "Echo CPU time per call, client + server, 64 in flight", "µs", null, cpuUsPerCall),
+    figure(1, "Echo CPU time per call, client + server, 1 in flight", "µs", null, cpuUsPerCall),
   ];
+}
+
+/** The client's and the server's CPU time per call, together. */
+function cpuUsPerCall(cell: Result): number {
+  return (cell.cpuSeconds * 1e6) / cell.calls + cell.serverCpuUsPerCall;
 }
 
 function printTable(rows: string[][]): void {
