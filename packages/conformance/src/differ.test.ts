@@ -21,7 +21,8 @@
  * - the indices register concurrently, so the Synchronize dumps (level 3)
  *   come in either order: they are compared as a set.
  * The scenario changes at most one entry of a map per event, since Go lists
- * the changes of several in random order.
+ * the changes of several in random order. One container's arguments hold a
+ * DEL, which sigs.k8s.io/yaml refuses: its dumps fail with Go's error.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -70,7 +71,7 @@ containers:
       cpu: {shares: 512, quota: 50000, period: 100000, cpus: "0-3"}
       memory: {limit: 256Mi}
     rlimits: [{type: RLIMIT_NOFILE, hard: 8192, soft: 1024}]
-  - {name: side, pod: web, args: [sleep, infinity]}
+  - {name: side, pod: web, args: [sleep, infinity, "del \x7f here"]}
 steps:
   - run-pod: web
   - create: app
@@ -157,14 +158,21 @@ describeWithGo("differ: ours and Go's, line for line", () => {
         ),
     ],
     ["the first index's dumps (-verbose-level 1)", ["-verbose-level", "1"], (lines) => expect(lines).toContain('level=info msg="[00] RunPodSandbox:      \\"yes\\": \\"no\\""')],
-    ["the objects around each change (-verbose-level 2)", ["-verbose-level", "2"], (lines) => expect(lines).toContain('level=info msg="[25] Values after changes for container"')],
+    [
+      "the objects around each change (-verbose-level 2)",
+      ["-verbose-level", "2"],
+      (lines) => {
+        expect(lines).toContain('level=info msg="[25] Values after changes for container"');
+        expect(lines).toContain('level=info msg="CreateContainer: container: failed to dump object: yaml: control characters are not allowed"');
+      },
+    ],
     ["Synchronize too (-verbose-level 3)", ["-verbose-level", "3"], (lines) => expect(lines.length).toBeGreaterThan(1000)],
     [
       "YAML diffs (-yaml)",
       ["-yaml"],
       (lines) => {
         const reports = lines.filter((line) => line.includes("map[String]any{"));
-        expect(reports.length).toBeGreaterThanOrEqual(4);
+        expect(reports.length).toBeGreaterThanOrEqual(3);
         expect(reports.some((line) => line.includes("identical entries"))).toBe(true);
         expect(reports.some((line) => line.includes('+ \\t\\t\\"devices\\": []any{'))).toBe(true);
       },
@@ -184,7 +192,7 @@ describeWithGo("differ: ours and Go's, line for line", () => {
       expect([go.ending.length, ts.ending]).toEqual([1, [LOST]]);
       expect([go.code, ts.code]).toEqual([1, 1]);
       // What the comparison covered.
-      expect(go.lines.filter((line) => !line.includes("<no changes>")).length).toBeGreaterThan(3);
+      expect(go.lines.filter((line) => !line.includes("<no changes>")).length).toBeGreaterThanOrEqual(3);
       covered(go.lines);
     }, 240_000);
   }

@@ -65,6 +65,16 @@ function node(value: JsonValue): EmitNode {
   return { mapping: sortYamlKeys([...map.keys()]).map((key) => [stringNode(key), node(map.get(key) as JsonValue)] as const) };
 }
 
+export interface EncodeOptions {
+  /**
+   * The sigs.k8s.io/yaml whose error texts to give: `v1.3` (default, what
+   * the Go logger pins) prefixes a failure to read the JSON back with
+   * `error converting JSON to YAML: `; `v1.4` (and later, the Go differ's
+   * v1.5.0) returns go-yaml's error as it is.
+   */
+  sigsYaml?: "v1.3" | "v1.4";
+}
+
 /**
  * The YAML sigs.k8s.io/yaml's Marshal writes for a Go value whose
  * encoding/json form is `value`, ending in a newline.
@@ -76,9 +86,9 @@ function node(value: JsonValue): EmitNode {
  * @throws SigsYamlError with Go's text where Go fails: a number JSON
  *   cannot hold, runes go-yaml refuses to read, a key too long for it
  */
-export function encodeSigsYaml(value: JsonValue): string {
+export function encodeSigsYaml(value: JsonValue, options: EncodeOptions = {}): string {
   const tree = node(value);
   const problem = readBackProblem(value);
-  if (problem !== undefined) throw new SigsYamlError(TO_YAML + problem);
+  if (problem !== undefined) throw new SigsYamlError(options.sigsYaml === "v1.4" ? problem : TO_YAML + problem);
   return emitYaml(tree);
 }

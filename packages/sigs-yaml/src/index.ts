@@ -1,5 +1,5 @@
 export { type DecodeOptions, decodeSigsYaml } from "./decode.js";
-export { encodeSigsYaml } from "./encode.js";
+export { type EncodeOptions, encodeSigsYaml } from "./encode.js";
 export { goMap, type JsonValue } from "./json-value.js";
 export { SigsYamlError } from "./error.js";
 export { goJson, goJsonArgument, jsonTag, MAP_FIELDS, type MessageArgument, marshalMessageYaml } from "./messages.js";

@@ -1,4 +1,4 @@
-import { Container, ContainerAdjustment, ContainerState, LinuxResources, OwningPlugins, ValidateContainerAdjustmentRequest } from "@nri-ts/api";
+import { Container, ContainerAdjustment, PodSandbox, ContainerState, LinuxResources, OwningPlugins, ValidateContainerAdjustmentRequest } from "@nri-ts/api";
 import { describe, expect, it } from "vitest";
 import { goJson, jsonTag, MAP_FIELDS, marshalMessageYaml } from "./messages.js";
 
@@ -86,4 +86,9 @@ describe("marshalMessageYaml", () => {
     expect(marshalMessageYaml(decoded(LinuxResources, LinuxResources.fromPartial({ cpu: {} })))).toBe("cpu: {}\n");
   });
 
+  it("fails with the error text of the sigs.k8s.io/yaml asked for", () => {
+    const pod = decoded(PodSandbox, PodSandbox.fromPartial({ name: "a\u007fb" }));
+    expect(() => marshalMessageYaml(pod)).toThrow("error converting JSON to YAML: yaml: control characters are not allowed");
+    expect(() => marshalMessageYaml(pod, { sigsYaml: "v1.4" })).toThrow(/^yaml: control characters are not allowed$/);
+  });
 });

@@ -9,7 +9,7 @@
  * value, enums as numbers, 64-bit integers exact.
  */
 import * as api from "@nri-ts/api";
-import { encodeSigsYaml } from "./encode.js";
+import { type EncodeOptions, encodeSigsYaml } from "./encode.js";
 import { goMap, type JsonValue } from "./json-value.js";
 
 const shape = (object: object) => Object.keys(object).sort().join(",");
@@ -92,6 +92,6 @@ export function goJsonArgument(value: MessageArgument): JsonValue {
  * argument in a Go plugin.
  * @throws SigsYamlError with Go's text where Go cannot marshal it
  */
-export function marshalMessageYaml(value: MessageArgument): string {
-  return encodeSigsYaml(goJsonArgument(value));
+export function marshalMessageYaml(value: MessageArgument, options: EncodeOptions = {}): string {
+  return encodeSigsYaml(goJsonArgument(value), options);
 }

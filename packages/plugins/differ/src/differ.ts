@@ -70,7 +70,7 @@ export function createDiffer(options: DifferOptions): DifferPlugin[] {
       for (const [tag, object] of objects) {
         let yaml: string;
         try {
-          yaml = marshalMessageYaml(object);
+          yaml = marshalMessageYaml(object, { sigsYaml: "v1.4" }); // the Go differ has sigs.k8s.io/yaml v1.5.0
         } catch (error) {
           if (!(error instanceof SigsYamlError)) throw error;
           log.info(`${prefix}: ${tag}: failed to dump object: ${error.message}`);

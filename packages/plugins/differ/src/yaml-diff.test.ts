@@ -58,4 +58,8 @@ describe("yamlDiff", () => {
   it("shows a changed scalar as the old and the new value, text raw where quoting would escape", () => {
     expect(yamlDiff(container({ name: 'say "hi"' }), container({ name: "b" }))).toBe(["  map[String]any{", '- \t"name": String(`say "hi"`),', '+ \t"name": String("b"),', "  }", ""].join("\n"));
   });
+
+  it("gives nothing where sigs.k8s.io/yaml cannot write an object, as the Go differ logs nothing then", () => {
+    expect(yamlDiff(container({ name: "a" }), container({ name: "a\u007f" }))).toBeUndefined();
+  });
 });

@@ -29,7 +29,7 @@
  * common subsequence.
  */
 import { goQuote, isGoPrint } from "@nri-ts/api";
-import { compareBytes, goJson, type JsonValue } from "@nri-ts/sigs-yaml";
+import { compareBytes, goJson, type JsonValue, marshalMessageYaml, SigsYamlError } from "@nri-ts/sigs-yaml";
 
 type Value = JsonValue;
 type Mapping = ReadonlyMap<string, Value> | { readonly [key: string]: Value };
@@ -272,12 +272,25 @@ function expanded(node: Node, mode: Mode, depth: number): string {
   return `${out}\n${indent(mode, depth)}${node.suffix}`;
 }
 
+/** Whether sigs.k8s.io/yaml can write the message (it refuses DEL and C1 controls in text, for one). */
+function marshals(message: object): boolean {
+  try {
+    marshalMessageYaml(message);
+    return true;
+  } catch (error) {
+    if (error instanceof SigsYamlError) return false;
+    throw error;
+  }
+}
+
 /**
  * What the Go differ logs after `<event>: <object>: ` in `-yaml` mode for
- * two messages: the report of their differences, or "" when they are the
- * same (the Go differ then logs `<no changes>`).
+ * two messages: the report of their differences, "" when they are the same
+ * (the Go differ then logs `<no changes>`), or undefined when either
+ * cannot be written as YAML (the Go differ then logs nothing).
  */
-export function yamlDiff(before: object, after: object): string {
+export function yamlDiff(before: object, after: object): string | undefined {
+  if (!marshals(before) || !marshals(after)) return undefined;
   const a = goJson(before);
   const b = goJson(after);
   if (same(a, b)) return "";
