@@ -276,7 +276,8 @@ describe("synchronization of external plugins", () => {
   });
 
   test("a state too large for one message goes in pages", async () => {
-    runtime = await TestRuntime.create();
+    // one request timeout covers the whole paged exchange (6 MB): seconds on a busy machine
+    runtime = await TestRuntime.create({ requestTimeoutMs: 60_000 });
     const big = "x".repeat(20_000);
     runtime.pods = [pod("pod0")];
     runtime.containers = Array.from({ length: 300 }, (_, i) => container(`ctr${i}`, "pod0", { annotations: { big } }));
@@ -290,7 +291,7 @@ describe("synchronization of external plugins", () => {
   });
 
   test("a plugin that cannot take pages is dropped", async () => {
-    runtime = await TestRuntime.create();
+    runtime = await TestRuntime.create({ requestTimeoutMs: 60_000 });
     const big = "x".repeat(20_000);
     runtime.containers = Array.from({ length: 300 }, (_, i) => container(`ctr${i}`, "pod0", { annotations: { big } }));
     await runtime.adaptation.start();

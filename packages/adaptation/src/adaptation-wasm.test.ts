@@ -23,8 +23,15 @@ import { type ExportBehaviour, type TestModuleOptions, testWasmModule } from "./
 
 let runtime: TestRuntime;
 
+/**
+ * The request timeout of the tests with a module that spins; the others get
+ * a generous one, as a call to a worker thread can take seconds on a busy
+ * machine.
+ */
+const SPIN_TIMEOUT_MS = 2000;
+
 beforeEach(async () => {
-  runtime = await TestRuntime.create({ requestTimeoutMs: 500 });
+  runtime = await TestRuntime.create({ requestTimeoutMs: 60_000 });
 });
 
 afterEach(async () => {
@@ -121,6 +128,7 @@ test("a module that runs past the request timeout is closed and the request goes
   await installWasm("10-spinner", creating("spin"));
   await installWasm("20-after", creating(answering({ adjust: { annotations: { after: "yes" } } })));
   await runtime.adaptation.start();
+  runtime.adaptation.requestTimeoutMs = SPIN_TIMEOUT_MS;
   const response = await runtime.adaptation.createContainer(createRequest("pod0", "ctr0"));
   expect(response.adjust?.annotations).toEqual({ after: "yes" });
   expect(runtime.pluginNames).toEqual(["20-after"]);
@@ -170,6 +178,7 @@ const policy = (failRequest: boolean, keepConnected: boolean): ExportBehaviour =
 test("a WASM plugin's failure policy applies as to any plugin: fail_request fails the request that timed out", async () => {
   await installWasm("10-strict", { exports: { plugin_configure: policy(true, false), plugin_create_container: "spin" } });
   await runtime.adaptation.start();
+  runtime.adaptation.requestTimeoutMs = SPIN_TIMEOUT_MS;
   expect(runtime.adaptation.plugins[0]?.failurePolicy).toEqual({ failRequest: true, keepConnected: false });
   await expect(runtime.adaptation.createContainer(createRequest("pod0", "ctr0"))).rejects.toThrow(
     "plugin 10-strict failed to handle CreateContainer request: module closed with context deadline exceeded",
@@ -180,6 +189,7 @@ test("a WASM plugin's failure policy applies as to any plugin: fail_request fail
 test("keep_connected cannot keep a WASM plugin whose module timed out: the module is gone, so is the plugin", async () => {
   await installWasm("10-kept", { exports: { plugin_configure: policy(false, true), plugin_create_container: "spin" } });
   await runtime.adaptation.start();
+  runtime.adaptation.requestTimeoutMs = SPIN_TIMEOUT_MS;
   await expect(runtime.adaptation.createContainer(createRequest("pod0", "ctr0"))).resolves.toMatchObject({ update: [] });
   expect(runtime.pluginNames).toEqual([]);
 });

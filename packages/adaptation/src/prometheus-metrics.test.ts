@@ -235,7 +235,8 @@ describe("prometheusMetrics under a real Adaptation", () => {
   });
 
   test("counts a Synchronize refused as oversized as resource_exhausted, then each page", async () => {
-    const { runtime, registry } = await start();
+    // One request timeout covers the whole paged exchange (5 MiB of pods): seconds on a busy machine.
+    const { runtime, registry } = await start({ requestTimeoutMs: 60_000 });
     const bulky = "x".repeat(64 * 1024);
     runtime.pods = Array.from({ length: 80 }, (_, i) => pod(`pod${i}`, { annotations: { bulky } }));
     const plugin = await runtime.attach({ index: "10", name: "syncer", events: eventMask(Event.CREATE_CONTAINER) });
@@ -287,7 +288,8 @@ describe("prometheusMetrics", () => {
   });
 });
 
-describe("the entry points", () => {
+// Each test starts Node processes with tsx: seconds each on a busy machine.
+describe("the entry points", { timeout: 120_000 }, () => {
   const packageDir = fileURLToPath(new URL("..", import.meta.url));
 
   /** Imports a module in a fresh node process; true if prom-client got loaded. */

@@ -71,7 +71,8 @@ const container = fc
 const generated = (request: SynchronizeRequest) => SynchronizeRequest.encode(request).finish();
 
 describe("encodeSynchronizeRequest", () => {
-  it("writes the generated encoder's bytes for any pods and containers", () => {
+  // 150 generated states, each encoded twice: over 20 s on a busy machine
+  it("writes the generated encoder's bytes for any pods and containers", { timeout: 120_000 }, () => {
     fc.assert(
       fc.property(fc.array(pod, { maxLength: 4 }), fc.array(container, { maxLength: 6 }), fc.boolean(), (pods, containers, more) => {
         const request = { pods, containers, more };

@@ -23,7 +23,7 @@ import { type SimReport, simulate } from "@nri-ts/sim";
 import { type HandlerContext, silentLogger } from "@nri-ts/stub";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeLauncher } from "../fixtures/stub/harness.js";
+import { LAUNCHES_MS, writeLauncher } from "../fixtures/stub/harness.js";
 import { describeWithGo, goCommand, goJsonLines, moduleDir, pinnedNriModule } from "./go.js";
 import { ourPluginCommand } from "./plugin-process.js";
 
@@ -39,6 +39,7 @@ const json = (value: unknown) => JSON.stringify(value);
 
 const scenario = `
 name: hook-injector
+runtime: {registrationTimeout: 60s}  # our plugin is launched with Node and tsx: seconds on a busy machine
 pods:
   - {name: web, annotations: {example.com/trace: "on", tier: frontend}}
   - {name: db}
@@ -111,7 +112,7 @@ describeWithGo("hook-injector: ours and Go's", () => {
     return [await runWith([goBin]), await runWith(ourHookInjector)];
   }
 
-  it("inject the same hooks and fail the same containers with the same errors, under nri-sim", async () => {
+  it("inject the same hooks and fail the same containers with the same errors, under nri-sim", { timeout: LAUNCHES_MS }, async () => {
     const [go, ts] = await both(scenario, FILES);
     expect(outcome(ts)).toEqual(outcome(go));
 
@@ -131,8 +132,9 @@ describeWithGo("hook-injector: ours and Go's", () => {
     expect(go.steps[8].error).toContain('hook generation failed: matching hook "10-busybox.json": process.args must have at least one entry');
   });
 
-  it("follow the same changes to the hook files while they run", async () => {
+  it("follow the same changes to the hook files while they run", { timeout: LAUNCHES_MS }, async () => {
     const text = `
+runtime: {registrationTimeout: 60s}  # our plugin is launched with Node and tsx: seconds on a busy machine
 pods: [{name: web}]
 containers: [${[1, 2, 3, 4, 5].map((n) => `{name: c${n}, pod: web, args: [sh]}`).join(", ")}]
 steps: [{run-pod: web}, {create: c1}, {wait: 1s}, {create: c2}, {wait: 1s}, {create: c3}, {wait: 1s}, {create: c4}, {wait: 1s}, {create: c5}]

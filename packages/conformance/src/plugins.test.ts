@@ -18,7 +18,7 @@ import { adjustUlimits, parseUlimits } from "@nri-ts/plugin-ulimit-adjuster";
 import { type SimReport, simulate } from "@nri-ts/sim";
 import fc from "fast-check";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { writeLauncher } from "../fixtures/stub/harness.js";
+import { LAUNCHES_MS, writeLauncher } from "../fixtures/stub/harness.js";
 import { describeWithGo, goCommand, goJsonLines } from "./go.js";
 import { ourPluginCommand } from "./plugin-process.js";
 
@@ -27,6 +27,7 @@ const ourUlimitAdjuster = ourPluginCommand("ulimit-adjuster");
 
 const scenario = `
 name: ulimit-adjuster
+runtime: {registrationTimeout: 60s}  # our plugin is launched with Node and tsx: seconds on a busy machine
 pods:
   - name: web
     annotations:
@@ -189,7 +190,7 @@ describeWithGo("ulimit-adjuster: ours and Go's", () => {
 
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  it("adjust the same containers alike, and fail the same ones with the same errors, under nri-sim", async () => {
+  it("adjust the same containers alike, and fail the same ones with the same errors, under nri-sim", { timeout: LAUNCHES_MS }, async () => {
     const runWith = async (command: string[]) => {
       const plugins = await mkdtemp(join(dir, "plugins-"));
       await writeLauncher(plugins, "10-ulimit-adjuster", command);

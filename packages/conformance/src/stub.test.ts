@@ -25,6 +25,7 @@ import {
 import { afterEach, beforeAll, beforeEach, expect, it } from "vitest";
 import {
   fixtureCommand,
+  LAUNCHES_MS,
   type Process,
   spawnGoPlugin,
   spawnTsPlugin,
@@ -199,7 +200,7 @@ describeWithGo("@nri-ts/stub hosted by the Go adaptation", () => {
     expect(events).toEqual(["Configure", "Synchronize", "CreateContainer", "StopContainer"]);
   });
 
-  it("a runtime-launched plugin connects over the inherited fd and gets its configuration file", async () => {
+  it("a runtime-launched plugin connects over the inherited fd and gets its configuration file", { timeout: LAUNCHES_MS }, async () => {
     const pluginDir = join(dir, "plugins");
     const configDir = join(dir, "conf.d");
     const record = join(dir, "record");
@@ -207,7 +208,8 @@ describeWithGo("@nri-ts/stub hosted by the Go adaptation", () => {
     await writeLauncher(pluginDir, "10-launched", fixtureCommand(["--create", "annotate", "--record", record]));
     await writeFile(join(configDir, "10-launched.conf"), "answer: 42\n");
 
-    const host = await startHost({ socket: undefined, pluginPath: pluginDir, pluginConfigPath: configDir });
+    // the launch (Node with tsx) takes seconds on a busy machine: longer than Go's default 5s to register
+    const host = await startHost({ socket: undefined, pluginPath: pluginDir, pluginConfigPath: configDir, registrationTimeout: "60s" });
     const created = CreateContainerResponse.fromJSON(await host.call("CreateContainer", { request: createRequest }));
     expect(created.adjust?.annotations).toEqual({ "nri-ts/seen-by": "launched" });
     const [configure] = await recorded(record);

@@ -19,7 +19,7 @@ import { CgroupMountError, hostHasNsDelegate, WRITABLE_CGROUPS_ANNOTATION, writa
 import { type SimReport, simulate } from "@nri-ts/sim";
 import fc from "fast-check";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { fixtureCommand, writeLauncher } from "../fixtures/stub/harness.js";
+import { fixtureCommand, LAUNCHES_MS, writeLauncher } from "../fixtures/stub/harness.js";
 import { describeWithGo, goCommand, goJsonLines, moduleDir } from "./go.js";
 
 /** Our program, run from source the way the fixture plugin is. */
@@ -34,6 +34,7 @@ const cgroupMount = (options: string) => `{destination: /sys/fs/cgroup, source: 
 
 const scenario = `
 name: writable-cgroups
+runtime: {registrationTimeout: 60s}  # our plugin is launched with Node and tsx: seconds on a busy machine
 pods:
   - name: web
     annotations: {${A}: "true", ${A}/container.locked: "false", ${A}/container.odd: "True"}
@@ -78,7 +79,7 @@ describeWithGo("writable-cgroups: ours and Go's", () => {
 
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  it("adjust the same containers alike and fail the same ones with the same errors, under nri-sim, with and without nsdelegate", async () => {
+  it("adjust the same containers alike and fail the same ones with the same errors, under nri-sim, with and without nsdelegate", { timeout: LAUNCHES_MS }, async () => {
     const tables = {
       nsdelegate: "25 1 0:22 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:9 - cgroup2 cgroup2 rw,nsdelegate,memory_recursiveprot\n",
       plain: "25 1 0:22 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:9 - cgroup2 cgroup2 rw\n",

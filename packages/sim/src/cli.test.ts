@@ -131,7 +131,8 @@ describe("nri-sim run", () => {
     expect(status).toBe(1);
   });
 
-  describe("with executables launched as the runtime launches them", () => {
+  // Node and tsx start in seconds on a busy machine: a few launches need more than vitest's default.
+  describe("with executables launched as the runtime launches them", { timeout: 120_000 }, () => {
     let dir: string;
 
     beforeAll(async () => {
@@ -145,14 +146,15 @@ describe("nri-sim run", () => {
     afterAll(() => rm(dir, { recursive: true, force: true }));
 
     it("launches a plugin directory with its config directory", async () => {
-      const { stdout } = await cli("run", join(fixtures, "good.yaml"), "--plugin-dir", dir, "--config-dir", dir, "--json");
+      const { stdout, stderr } = await cli("run", join(fixtures, "good.yaml"), "--plugin-dir", dir, "--config-dir", dir, "--json");
+      expect(stderr).toBe("");
       const report = JSON.parse(stdout) as SimReport;
       expect(report.plugins).toEqual([{ name: "20-launched", source: "executable" }]);
       expect(report.steps[1].changes.map((c) => [c.text, c.owner])).toEqual([["env FROM_CONFIG_DIR=launched", "20-launched"]]);
     });
 
     it("launches --exec plugins with --plugin-config", async () => {
-      const { stdout } = await cli(
+      const { stdout, stderr } = await cli(
         "run",
         join(fixtures, "good.yaml"),
         "--exec",
@@ -161,6 +163,7 @@ describe("nri-sim run", () => {
         `30-other=${join(dir, "flag.conf")}`,
         "--json",
       );
+      expect(stderr).toBe("");
       const report = JSON.parse(stdout) as SimReport;
       expect(report.plugins).toEqual([{ name: "30-other", source: "executable", path: join(dir, "20-launched") }]);
       expect(report.steps[1].container).toMatchObject({ env: { FROM_PLUGIN_CONFIG: "launched" } });

@@ -7,7 +7,8 @@ import { simulate } from "./simulate.js";
 
 const launched = pluginProgram(join(import.meta.dirname, "fixtures", "launched.ts"));
 
-describe("pluginProgram", () => {
+// Each test starts Node with tsx, which takes seconds on a busy machine.
+describe("pluginProgram", { timeout: 120_000 }, () => {
   let dir: string;
 
   beforeAll(async () => {
@@ -28,10 +29,9 @@ describe("pluginProgram", () => {
   it("installs it in a plugin directory, where the runtime launches it with its arguments", async () => {
     const path = await launched.install(dir, "10-launched", ["it's", "a b"]);
     expect(await readFile(path, "utf8")).toMatch(/^#!\/bin\/sh\nexec .* 'it'\\''s' 'a b'\n$/);
-    const report = await simulate("pods: [{name: web}]\ncontainers: [{name: app, pod: web}]\nsteps: [{run-pod: web}, {create: app}]\n", {
-      pluginDir: dir,
-      clock: "virtual",
-    });
+    // longer than the default 5s to register: the launch itself takes seconds on a busy machine
+    const scenario = "runtime: {registrationTimeout: 60s}\npods: [{name: web}]\ncontainers: [{name: app, pod: web}]\nsteps: [{run-pod: web}, {create: app}]\n";
+    const report = await simulate(scenario, { pluginDir: dir, clock: "virtual" });
     expect(report.failures).toEqual([]);
     expect(report.plugins).toEqual([{ name: "10-launched", source: "executable" }]);
     expect(report.steps[1].adjustment).toEqual({ env: [{ key: "UNSET", value: "launched" }] });

@@ -39,7 +39,8 @@ async function launch(env: Record<string, string>, args: string[] = [], program 
   return { runtime: new ScriptedRuntime(local), child, exited };
 }
 
-describe("runPlugin in a plugin program", () => {
+// Each test starts Node with tsx, which takes seconds on a busy machine.
+describe("runPlugin in a plugin program", { timeout: 120_000 }, () => {
   it("registers under the name the launching runtime gave, and serves", async () => {
     const { runtime, child } = await launch({ NRI_PLUGIN_NAME: "child", NRI_PLUGIN_IDX: "42" });
     await runtime.handshake();

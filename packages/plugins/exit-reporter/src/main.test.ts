@@ -19,6 +19,7 @@ const main = join(import.meta.dirname, "main.ts");
 const node = [process.execPath, "--conditions=@nri-ts/source", "--import", loader, main];
 
 const scenario = `
+runtime: {registrationTimeout: 60s}  # launched with Node and tsx: seconds on a busy machine
 pods: [{name: web, namespace: shop}]
 containers: [{name: app, pod: web, args: [sh, -c, exit 3]}]
 steps: [{run-pod: web}, {create: app}, {start: app}, {exit: {container: app, code: 3}}, {remove: app}]
@@ -31,7 +32,8 @@ async function jsonLines(path: string): Promise<Record<string, unknown>[]> {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-describe("nri-exit-reporter", () => {
+// Each test starts the program (Node with tsx), which takes seconds on a busy machine.
+describe("nri-exit-reporter", { timeout: 120_000 }, () => {
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "nri-exit-reporter-"));
@@ -72,7 +74,7 @@ describe("nri-exit-reporter", () => {
     const report = await simulate(scenario, {
       socketPath: socket,
       waitPlugins: 1,
-      waitTimeoutMs: 20_000,
+      waitTimeoutMs: 60_000, // Node with tsx starts in seconds on a busy machine
       clock: "virtual",
       observer: {
         listening: () => {

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const program = pluginProgram(join(import.meta.dirname, "main.ts"));
 
-describe("nri-hook-injector", () => {
+// Each test starts the program (Node with tsx), which takes seconds on a busy machine.
+describe("nri-hook-injector", { timeout: 120_000 }, () => {
   let dir: string;
 
   beforeAll(async () => {
@@ -41,6 +42,7 @@ describe("nri-hook-injector", () => {
     const hook = JSON.stringify({ version: "1.0.0", hook: { path: "/bin/true" }, when: { always: true }, stages: ["poststop"] });
     const report = await simulate(
       `
+runtime: {registrationTimeout: 60s}  # launched with Node and tsx: seconds on a busy machine
 pods: [{name: web}]
 containers: [{name: before, pod: web, args: [a]}, {name: after, pod: web, args: [a]}]
 steps: [{run-pod: web}, {create: before}, {wait: 1s}, {create: after}]

@@ -9,6 +9,7 @@ import { TextLog } from "./text-log.js";
 
 const scenario = `
 name: logger
+runtime: {registrationTimeout: 60s}  # launched with Node and tsx: seconds on a busy machine
 pods: [{name: web, namespace: shop}]
 containers:
   - {name: app, pod: web, env: {MODE: prod}}
@@ -136,7 +137,8 @@ describe("configure", () => {
   });
 });
 
-describe("nri-logger, launched by the runtime", () => {
+// Each test starts the program (Node with tsx), which takes seconds on a busy machine.
+describe("nri-logger, launched by the runtime", { timeout: 120_000 }, () => {
   let dir: string;
 
   beforeAll(async () => {

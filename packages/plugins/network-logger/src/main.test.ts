@@ -6,7 +6,8 @@ import { describe, expect, it } from "vitest";
 
 const program = pluginProgram(join(import.meta.dirname, "main.ts"));
 
-describe("nri-network-logger", () => {
+// Each test starts the program (Node with tsx), which takes seconds on a busy machine.
+describe("nri-network-logger", { timeout: 120_000 }, () => {
   it("prints its usage for -h and refuses unknown flags, as Go's flag package does", async () => {
     const help = await program.run("-h");
     expect(help.code).toBe(0);

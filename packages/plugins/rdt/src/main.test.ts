@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const program = pluginProgram(join(import.meta.dirname, "main.ts"));
 
-describe("nri-rdt", () => {
+// Each test starts the program (Node with tsx), which takes seconds on a busy machine.
+describe("nri-rdt", { timeout: 120_000 }, () => {
   let dir: string;
 
   beforeAll(async () => {
@@ -34,6 +35,7 @@ describe("nri-rdt", () => {
   it("sets RDT fields when a runtime launches it", async () => {
     const report = await simulate(
       `
+runtime: {registrationTimeout: 60s}  # launched with Node and tsx: seconds on a busy machine
 pods: [{name: web, annotations: {closid.rdt.noderesource.dev/container.app: gold}}]
 containers: [{name: app, pod: web}]
 steps: [{run-pod: web}, {create: app}]

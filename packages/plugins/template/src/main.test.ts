@@ -9,7 +9,8 @@ const shares = (resources: unknown) => (resources as { cpu?: { shares?: number }
 
 const program = pluginProgram(join(import.meta.dirname, "main.ts"));
 
-describe("nri-template", () => {
+// Each test starts the program (Node with tsx), which takes seconds on a busy machine.
+describe("nri-template", { timeout: 120_000 }, () => {
   let dir: string;
 
   beforeAll(async () => {
@@ -32,6 +33,7 @@ describe("nri-template", () => {
   it("runs launched by a runtime, with the configuration it hands over", async () => {
     const report = await simulate(
       `
+runtime: {registrationTimeout: 60s}  # launched with Node and tsx: seconds on a busy machine
 pods: [{name: web}]
 containers: [{name: a, pod: web}, {name: b, pod: web}]
 steps: [{run-pod: web}, {create: a}, {create: b}]

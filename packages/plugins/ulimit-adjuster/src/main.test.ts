@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const program = pluginProgram(join(import.meta.dirname, "main.ts"));
 
-describe("nri-ulimit-adjuster", () => {
+// Each test starts the program (Node with tsx), which takes seconds on a busy machine.
+describe("nri-ulimit-adjuster", { timeout: 120_000 }, () => {
   let dir: string;
 
   beforeAll(async () => {
@@ -28,6 +29,7 @@ describe("nri-ulimit-adjuster", () => {
   it("adjusts rlimits when a runtime launches it", async () => {
     const report = await simulate(
       `
+runtime: {registrationTimeout: 60s}  # launched with Node and tsx: seconds on a busy machine
 pods: [{name: web, annotations: {ulimits.noderesource.dev/container.app: "- {type: nofile, soft: 10, hard: 20}"}}]
 containers: [{name: app, pod: web}]
 steps: [{run-pod: web}, {create: app}]

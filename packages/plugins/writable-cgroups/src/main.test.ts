@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const program = pluginProgram(join(import.meta.dirname, "main.ts"));
 
-describe("nri-writable-cgroups", () => {
+// Each test starts the program (Node with tsx), which takes seconds on a busy machine.
+describe("nri-writable-cgroups", { timeout: 120_000 }, () => {
   let dir: string;
 
   beforeAll(async () => {
@@ -39,6 +40,7 @@ describe("nri-writable-cgroups", () => {
   it("adjusts the cgroup mount when a runtime launches it", async () => {
     const report = await simulate(
       `
+runtime: {registrationTimeout: 60s}  # launched with Node and tsx: seconds on a busy machine
 pods: [{name: web, annotations: {writable-cgroups.noderesource.dev/pod: "true"}}]
 containers: [{name: app, pod: web, mounts: [{destination: /sys/fs/cgroup, source: cgroup, type: cgroup, options: [ro]}]}]
 steps: [{run-pod: web}, {create: app}]
