@@ -1,5 +1,5 @@
 import type { KeyValue, LinuxDevice, Mount } from "@nri-ts/api";
-import { Field, parseRemovalMarker } from "@nri-ts/api";
+import { Field, keyValueToEnv, parseEnvEntry, parseRemovalMarker } from "@nri-ts/api";
 import type { CompoundField } from "./fields.js";
 import type { AdjustmentTarget } from "./merge-context.js";
 
@@ -77,17 +77,11 @@ const MOUNTS: ListKind<Mount, Mount> = {
   echoMarkers: true,
 };
 
-/** The name of a `NAME=value` string: the text before the first '='. */
-function envName(entry: string): string {
-  const equals = entry.indexOf("=");
-  return equals < 0 ? entry : entry.slice(0, equals);
-}
-
 const ENV: ListKind<KeyValue, string> = {
   field: Field.Env,
   key: (variable) => variable.key,
-  requestKey: envName,
-  toRequest: (variable) => `${variable.key}=${variable.value}`,
+  requestKey: (entry) => parseEnvEntry(entry).key,
+  toRequest: keyValueToEnv,
   echoMarkers: false,
 };
 

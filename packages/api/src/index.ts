@@ -10,6 +10,7 @@ export {
 } from "./adjustment.js";
 export { fromPartialChecked, PartialMessageError } from "./checked-partial.js";
 export { decodeMessage, encodeMessage, type MessageType, ProtocolDecodeError } from "./decode.js";
+export { envToKeyValues, keyValuesToEnv, keyValueToEnv, parseEnvEntry } from "./env.js";
 export {
   ALL_EVENTS,
   clearEvents,

@@ -15,7 +15,7 @@ import type {
   LinuxResources,
   Mount,
 } from "@nri-ts/api";
-import { clearRemovalMarker, isMarkedForRemoval, LinuxSchedulerPolicy } from "@nri-ts/api";
+import { clearRemovalMarker, isMarkedForRemoval, keyValueToEnv, LinuxSchedulerPolicy, parseEnvEntry } from "@nri-ts/api";
 import { applyResources } from "./apply-resources.js";
 import { filledLinux } from "./container-parts.js";
 
@@ -27,11 +27,6 @@ function applyMap<V>(target: Record<string, V>, changes: Record<string, V | unde
   for (const [key, value] of Object.entries(changes)) {
     if (!isMarkedForRemoval(key) && value !== undefined) target[key] = value;
   }
-}
-
-function envKey(entry: string): string {
-  const eq = entry.indexOf("=");
-  return eq < 0 ? entry : entry.slice(0, eq);
 }
 
 /**
@@ -48,17 +43,17 @@ function applyEnv(container: Container, changes: ContainerAdjustment["env"]): vo
   const env: string[] = [];
   for (const entry of container.env) {
     if (!entry.includes("=")) continue;
-    const key = envKey(entry);
+    const { key } = parseEnvEntry(entry);
     const change = wanted.get(key);
     if (!change) {
       env.push(entry);
       continue;
     }
     wanted.delete(key);
-    if (!change.remove) env.push(`${key}=${change.value}`);
+    if (!change.remove) env.push(keyValueToEnv({ key, value: change.value }));
   }
   for (const [key, change] of wanted) {
-    if (!change.remove) env.push(`${key}=${change.value}`);
+    if (!change.remove) env.push(keyValueToEnv({ key, value: change.value }));
   }
   container.env = env;
 }

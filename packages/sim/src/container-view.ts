@@ -4,7 +4,7 @@
  * status fields, with the rest as plain data.
  */
 import type { Container } from "@nri-ts/api";
-import { ContainerState, describeContainerStatus } from "@nri-ts/api";
+import { ContainerState, describeContainerStatus, envToKeyValues } from "@nri-ts/api";
 import { type Plain, plain, plainObject } from "./plain.js";
 
 const STATES: Readonly<Record<number, string>> = {
@@ -20,13 +20,7 @@ export function stateName(state: ContainerState): string {
 }
 
 function envMap(env: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const entry of env) {
-    const eq = entry.indexOf("=");
-    if (eq < 0) out[entry] = "";
-    else out[entry.slice(0, eq)] = entry.slice(eq + 1);
-  }
-  return out;
+  return Object.fromEntries(envToKeyValues(env).map((variable) => [variable.key, variable.value]));
 }
 
 /** Nanosecond timestamps as decimal strings (they exceed 2^53), 0 as absent. */
