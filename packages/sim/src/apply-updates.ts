@@ -11,7 +11,7 @@ import type { ContainerUpdate, OwningPlugins } from "@nri-ts/api";
 import { applyResources } from "./apply-resources.js";
 import { resourceUpdateChanges } from "./changes.js";
 import { filledLinux } from "./container-parts.js";
-import { plain } from "./plain.js";
+import { plainOf } from "./plain-of.js";
 import type { UpdateReport } from "./report.js";
 import type { SimRuntime } from "./runtime-state.js";
 
@@ -36,7 +36,7 @@ export function applyUpdates(
     const report: UpdateReport = {
       container: target?.key ?? update.containerId,
       from,
-      ...(resources && { resources: plain(resources) ?? {} }),
+      ...(resources && { resources: plainOf(resources) ?? {} }),
       ignoreFailure: update.ignoreFailure,
       changes: resourceUpdateChanges(resources, update.containerId, owners),
       applied: false,

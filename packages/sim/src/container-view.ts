@@ -3,9 +3,66 @@
  * names a scenario author uses (env as a mapping, state as a word) and the
  * status fields, with the rest as plain data.
  */
-import type { Container } from "@nri-ts/api";
+import type {
+  CDIDevice,
+  Container,
+  Hooks,
+  LinuxDevice,
+  LinuxIOPriority,
+  LinuxNamespace,
+  LinuxNetDevice,
+  LinuxRdt,
+  LinuxScheduler,
+  LinuxSeccomp,
+  Mount,
+  POSIXRlimit,
+} from "@nri-ts/api";
 import { ContainerState, describeContainerStatus, envToKeyValues } from "@nri-ts/api";
-import { type Plain, plain, plainObject } from "./plain.js";
+import { plainObject } from "./plain.js";
+import { type PlainOf, plainOf, type ResourcesView } from "./plain-of.js";
+
+/** A container as reports show it (`StepReport.container`) and `expect: container:` checks it. */
+export interface ContainerView {
+  /** The scenario's name of it. */
+  name: string;
+  /** Its pod's name. */
+  pod: string;
+  id: string;
+  /** `created`, `running`, `stopped`, ... */
+  state: string;
+  /** e.g. `exited 137 (OOMKilled) 2s ago`; `removed (...)` once removed. */
+  status: string;
+  removed?: true;
+  pid: number;
+  /** Nanoseconds since the Unix epoch, as decimal strings; absent while 0. */
+  createdAt?: string;
+  startedAt?: string;
+  finishedAt?: string;
+  exitCode: number;
+  statusReason: string;
+  statusMessage: string;
+  image?: string;
+  labels: { [key: string]: string };
+  annotations: { [key: string]: string };
+  args: string[];
+  /** The environment as a mapping (`NAME=value` entries split at the first `=`). */
+  env: { [name: string]: string };
+  mounts: PlainOf<Mount>[];
+  rlimits: PlainOf<POSIXRlimit>[];
+  hooks?: PlainOf<Hooks>;
+  CDIDevices?: PlainOf<CDIDevice>[];
+  resources: ResourcesView;
+  devices?: PlainOf<LinuxDevice>[];
+  namespaces?: PlainOf<LinuxNamespace>[];
+  sysctl?: { [key: string]: string };
+  netDevices?: { [hostInterface: string]: PlainOf<LinuxNetDevice> };
+  cgroupsPath?: string;
+  oomScoreAdj?: number | string;
+  ioPriority?: PlainOf<LinuxIOPriority>;
+  scheduler?: PlainOf<LinuxScheduler>;
+  seccompPolicy?: PlainOf<LinuxSeccomp>;
+  rdt?: PlainOf<LinuxRdt>;
+}
 
 const STATES: Readonly<Record<number, string>> = {
   [ContainerState.CONTAINER_UNKNOWN]: "unknown",
@@ -24,15 +81,15 @@ function envMap(env: readonly string[]): Record<string, string> {
 }
 
 /** Nanosecond timestamps as decimal strings (they exceed 2^53), 0 as absent. */
-function timestamp(ns: bigint): Plain | undefined {
+function timestamp(ns: bigint): string | undefined {
   return ns === 0n ? undefined : String(ns);
 }
 
 /** The view of a container of pod `pod`; `removed` when the runtime has removed it (its last state stays). */
-export function containerView(container: Container, pod: string, now: bigint, removed = false): { [key: string]: Plain } {
+export function containerView(container: Container, pod: string, now: bigint, removed = false): ContainerView {
   const { linux } = container;
   const status = describeContainerStatus(container, now);
-  const view: { [key: string]: Plain | undefined } = {
+  const view: ContainerView = {
     name: container.name,
     pod,
     id: container.id,
@@ -47,27 +104,27 @@ export function containerView(container: Container, pod: string, now: bigint, re
     statusReason: container.statusReason,
     statusMessage: container.statusMessage,
     image: container.image?.name,
-    labels: plainObject(container.labels),
-    annotations: plainObject(container.annotations),
-    args: plain(container.args) ?? [],
+    labels: plainObject(container.labels) as ContainerView["labels"],
+    annotations: plainObject(container.annotations) as ContainerView["annotations"],
+    args: [...container.args],
     env: envMap(container.env),
-    mounts: plain(container.mounts) ?? [],
-    rlimits: plain(container.rlimits) ?? [],
-    hooks: plain(container.hooks),
-    CDIDevices: plain(container.CDIDevices),
-    resources: plainObject(linux?.resources),
-    devices: plain(linux?.devices),
-    namespaces: plain(linux?.namespaces),
-    sysctl: plain(linux?.sysctl),
-    netDevices: plain(linux?.netDevices),
-    cgroupsPath: plain(linux?.cgroupsPath),
-    oomScoreAdj: plain(linux?.oomScoreAdj),
-    ioPriority: plain(linux?.ioPriority),
-    scheduler: plain(linux?.scheduler),
-    seccompPolicy: plain(linux?.seccompPolicy),
-    rdt: plain(linux?.rdt),
+    mounts: plainOf(container.mounts) ?? [],
+    rlimits: plainOf(container.rlimits) ?? [],
+    hooks: plainOf(container.hooks),
+    CDIDevices: plainOf(container.CDIDevices),
+    resources: plainObject(linux?.resources) as ResourcesView,
+    devices: plainOf(linux?.devices),
+    namespaces: plainOf(linux?.namespaces),
+    sysctl: plainOf(linux?.sysctl),
+    netDevices: plainOf(linux?.netDevices),
+    cgroupsPath: plainOf(linux?.cgroupsPath),
+    oomScoreAdj: plainOf(linux?.oomScoreAdj),
+    ioPriority: plainOf(linux?.ioPriority),
+    scheduler: plainOf(linux?.scheduler),
+    seccompPolicy: plainOf(linux?.seccompPolicy),
+    rdt: plainOf(linux?.rdt),
   };
-  const out: { [key: string]: Plain } = {};
-  for (const [key, value] of Object.entries(view)) if (value !== undefined) out[key] = value;
-  return out;
+  // absent fields are left out, not set to undefined, as the JSON report has them
+  for (const key of Object.keys(view) as (keyof ContainerView)[]) if (view[key] === undefined) delete view[key];
+  return view;
 }

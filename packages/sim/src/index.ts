@@ -2,10 +2,11 @@
 /// <reference types="node" preserve="true" />
 export { type Change, ownerKey } from "./changes.js";
 export type { ClockKind } from "./clock.js";
-export { containerView } from "./container-view.js";
+export { type ContainerView, containerView } from "./container-view.js";
 export { mismatches } from "./match.js";
 export { formatIssue, loadScenario, parseScenario, ScenarioError, scenarioFromObject } from "./parse-scenario.js";
 export { type Plain, plain } from "./plain.js";
+export { type AdjustmentView, type PlainOf, plainOf, type ResourcesView } from "./plain-of.js";
 export { PluginModuleError } from "./plugin-module.js";
 export { type PluginSpec } from "./plugin-sources.js";
 export { PluginSetupError, type PluginSetupFailure } from "./plugin-setup.js";
@@ -15,6 +16,8 @@ export { renderEvents, renderExpectation, renderHeader, renderReport, renderSetu
 export type {
   DeliveredEvent,
   EvictionReport,
+  FailureReport,
+  FaultReport,
   ExpectationReport,
   OutputLine,
   PluginInfo,

@@ -3,14 +3,14 @@
  * `plugin-host <module> <index> <name> <socket> [<config> [<options JSON>]]`
  * (options: `{failurePolicy}`). It imports the module,
  * takes its plugin (see `pluginFromModule`) and runs it with @nri-ts/stub
- * against the simulator's socket, as an external plugin. The stub's own
- * logs are limited to warnings; what the plugin prints goes to the report.
+ * against the simulator's socket, as an external plugin. The stub logs
+ * (see `pluginStubLogger`) and what the plugin prints go to the report.
  * Everything goes to stdout, where a marker follows each handler call
  * (see `output-marks.ts`). Stdin takes the simulator's fault commands.
  */
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
-import { createLogger, type FailurePolicyInput, runPlugin } from "@nri-ts/stub";
+import { type FailurePolicyInput, runPlugin } from "@nri-ts/stub";
 import { type ArmedFault, FaultSwitch, faultingHandlers } from "./faults.js";
 import {
   FAULT_ARMED_MARK,
@@ -19,6 +19,7 @@ import {
   HANDLER_DONE_MARK,
   markingHandlers,
 } from "./output-marks.js";
+import { pluginStubLogger } from "./plugin-log.js";
 import { pluginFromModule } from "./plugin-module.js";
 import { errorText } from "./error-text.js";
 
@@ -54,7 +55,7 @@ async function main(): Promise<void> {
     name,
     socketPath,
     env: {},
-    logger: createLogger({ level: "info", stream: process.stdout }),
+    logger: pluginStubLogger(process.stdout),
     failurePolicy,
   });
 }

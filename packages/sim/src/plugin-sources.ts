@@ -17,10 +17,11 @@ import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Logger as AdaptationLogger } from "@nri-ts/adaptation";
 import { checkPluginIndex, checkPluginName } from "@nri-ts/api";
-import { type FailurePolicyInput, type Logger, type LogFn, type Plugin, Stub } from "@nri-ts/stub";
+import { type FailurePolicyInput, type Logger, type Plugin, Stub } from "@nri-ts/stub";
 import { type ArmedFault, FaultSwitch, faultingHandlers } from "./faults.js";
 import { childNodeOptions, RUNNING_FROM_SOURCES } from "./node-options.js";
 import { FAULT_ARMED_MARK, FAULT_DISARMED_MARK, FAULT_FIRED_MARK, HANDLER_DONE_MARK } from "./output-marks.js";
+import { pluginStubLogger } from "./plugin-log.js";
 import { LastLines, PluginSetupError, type PluginSetupFailure, within } from "./plugin-setup.js";
 import type { PluginSource } from "./report.js";
 
@@ -130,14 +131,9 @@ export interface ConnectedPlugin {
 /** Receives a line a plugin printed or logged. */
 export type OutputSink = (plugin: string, text: string) => void;
 
-/** A stub logger that passes warnings and errors to the report. */
+/** A plugin object's stub logger: its lines are the plugin's output, as a module plugin's are. */
 function reportingLogger(fullName: string, output: OutputSink): Logger {
-  const quiet: LogFn = () => {};
-  const emit =
-    (level: string): LogFn =>
-    (first: object | string, msg?: string) =>
-      output(fullName, `${level}: ${typeof first === "string" ? first : (msg ?? "")}`);
-  return { debug: quiet, info: quiet, warn: emit("warn"), error: emit("error") };
+  return pluginStubLogger({ write: (line: string) => (output(fullName, line.replace(/\n$/, "")), true) });
 }
 
 /**

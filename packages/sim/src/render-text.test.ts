@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { ContainerView } from "./container-view.js";
 import { renderStep, renderSummary } from "./render-text.js";
 import type { SimReport, StepReport } from "./report.js";
 import { makeStyle } from "./style.js";
@@ -35,7 +36,7 @@ const step: StepReport = {
   failures: [],
   ignored: ["linux.resources.memory.reservation"],
   output: [{ plugin: "10-logger", text: "CreateContainer: pod: web" }],
-  container: { name: "app", status: "created" },
+  container: { name: "app", status: "created" } as ContainerView,
 };
 
 describe("renderStep", () => {

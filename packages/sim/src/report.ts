@@ -5,7 +5,8 @@
  * then the verdict of every `expect:` entry. Everything is plain JSON.
  */
 import type { Change } from "./changes.js";
-import type { Plain } from "./plain.js";
+import type { ContainerView } from "./container-view.js";
+import type { AdjustmentView, ResourcesView } from "./plain-of.js";
 
 /**
  * `object`: a plugin object run in-process; `module`: a module run in a child
@@ -65,7 +66,7 @@ export interface UpdateReport {
   container: string;
   /** Where it came from: `CreateContainer`, `UpdateContainer`, `StopContainer`, `Synchronize` or `unsolicited`. */
   from: string;
-  resources?: Plain;
+  resources?: ResourcesView;
   ignoreFailure: boolean;
   /** Each change with its owner, when the adaptation recorded one. */
   changes: Change[];
@@ -104,7 +105,7 @@ export interface StepReport {
   error?: string;
   events: DeliveredEvent[];
   /** The merged adjustment of a create step, empty parts left out. */
-  adjustment?: Plain;
+  adjustment?: AdjustmentView;
   /** The adjustment as a list of changes with owners. */
   changes: Change[];
   updates: UpdateReport[];
@@ -120,7 +121,7 @@ export interface StepReport {
   ignored: string[];
   output: OutputLine[];
   /** The step's container after the step. */
-  container?: { [key: string]: Plain };
+  container?: ContainerView;
 }
 
 export interface ExpectationReport {

@@ -16,6 +16,7 @@ import { type ClockKind, SimClock } from "./clock.js";
 import { containerView } from "./container-view.js";
 import { checkExpectation } from "./expect.js";
 import { parseScenario, scenarioFromObject } from "./parse-scenario.js";
+import { asPlain } from "./plain-of.js";
 import {
   type ConnectedPlugin,
   defaultPluginIndex,
@@ -448,7 +449,7 @@ class Simulation {
     };
     const expectations = this.scenario.expect
       .filter((e) => e.step === index)
-      .map((e) => checkExpectation(e, report, (key) => this.view(key)));
+      .map((e) => checkExpectation(e, report, (key) => asPlain(this.view(key))));
     return { report, expectations };
   }
 

@@ -16,7 +16,7 @@ import { applyResources } from "./apply-resources.js";
 import { applyUpdates } from "./apply-updates.js";
 import { adjustmentChanges, type Change } from "./changes.js";
 import { filledLinux } from "./container-parts.js";
-import { plain, type Plain } from "./plain.js";
+import { type AdjustmentView, plainOf } from "./plain-of.js";
 import type { Recorder } from "./recorder.js";
 import type { VerdictReport } from "./report.js";
 import { type ExitStatus, exitStatus, LifecycleError, type SimContainer, type SimRuntime } from "./runtime-state.js";
@@ -48,7 +48,7 @@ export type ScriptedUpdater = (plugin: string, updates: ContainerUpdate[], evict
 export interface StepOutcome {
   /** Why the step failed, if it did. */
   error?: string;
-  adjustment?: Plain;
+  adjustment?: AdjustmentView;
   changes: Change[];
   ignored: string[];
   validation: VerdictReport[];
@@ -233,7 +233,7 @@ export class StepRunner {
     this.applyUpdates(response.update, "CreateContainer", owners);
     await logged(this.nri.postCreateContainer(this.request(c)));
     return {
-      adjustment: plain(adjust) ?? {},
+      adjustment: plainOf(adjust) ?? {},
       changes: adjustmentChanges(adjust, c.spec.id, owners),
       ignored,
       validation: this.verdicts(undefined),
