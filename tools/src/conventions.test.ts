@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { NRI_VERSION } from "@nri-ts/api";
 import { describe, expect, it } from "vitest";
@@ -35,5 +36,20 @@ describe("package conventions (CONTRIBUTING.md)", () => {
       'packages/api/package.json: bin "x" must be "dist/….js" (npm publish rewrites "./dist/…" and warns)',
       "packages/api/README.md must say which upstream version it matches: mention github.com/containerd/nri v9.9.9",
     ]);
+  });
+
+  it("wants the README to say how to build the API reference and where the package's page is", () => {
+    const [stub] = publicPackages().filter((pkg) => pkg.path === "packages/stub");
+    const dir = mkdtempSync(join(tmpdir(), "conventions-"));
+    try {
+      copyFileSync(join(ROOT, "LICENSE"), join(dir, "LICENSE"));
+      writeFileSync(join(dir, "README.md"), `# @nri-ts/stub\n\nMatches ${NRI_VERSION}.\n\n\`\`\`sh\nnpm install @nri-ts/stub\n\`\`\`\n`);
+      // (the exports' sources are not in the copy: only the README's problems count here)
+      expect(packageProblems({ ...stub!, dir }, expected).filter((problem) => problem.includes("README.md"))).toEqual([
+        'packages/stub/README.md needs a section "## API reference" saying how to build it (npm run docs) and where its page is (docs/api/modules/_nri-ts_stub.html)',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

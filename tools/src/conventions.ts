@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
+import { apiPage } from "./api-reference.js";
 import type { Manifest, WorkspacePackage } from "./workspace.js";
 
 export const REPOSITORY_URL = "git+https://github.com/nri-ts/nri-ts.git";
@@ -118,6 +119,11 @@ export function packageProblems(pkg: WorkspacePackage, expected: Expectations): 
       problems.push(`README.md must say which upstream version it matches: mention github.com/containerd/nri ${expected.nriVersion}`);
     }
     if (!/```(ts|sh)\n/.test(readme)) problems.push("README.md needs a runnable example (a ```ts or ```sh block)");
+    if (!readme.includes("## API reference") || !readme.includes("npm run docs") || !readme.includes(apiPage(manifest.name))) {
+      problems.push(
+        `README.md needs a section "## API reference" saying how to build it (npm run docs) and where its page is (${apiPage(manifest.name)})`,
+      );
+    }
   }
   return problems.map((problem) => `${pkg.path}/${problem}`);
 }
