@@ -1,3 +1,7 @@
+/**
+ * The runtime side of NRI: hosts plugins and merges their answers as the Go adaptation does.
+ * @module @nri-ts/adaptation
+ */
 // Its types use Node's (streams, sockets, Buffer): the reference stays in the .d.ts for projects with "types": [].
 /// <reference types="node" preserve="true" />
 // Merge engine: ownership, merged results, validation (pure, no transport).

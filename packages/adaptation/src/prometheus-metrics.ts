@@ -1,3 +1,7 @@
+/**
+ * The adaptation's metrics as Prometheus metrics (needs prom-client).
+ * @module @nri-ts/adaptation/prometheus
+ */
 import { OversizedMessageError } from "@nri-ts/ttrpc";
 import { ClientError, ServerError } from "nice-grpc-common";
 import { Counter, Gauge, Histogram, register, type Registry } from "prom-client";

@@ -1,3 +1,7 @@
+/**
+ * The plugin side of NRI: a plugin as an object of handlers, run with `runPlugin`.
+ * @module @nri-ts/stub
+ */
 // Its types use Node's (streams, sockets, Buffer): the reference stays in the .d.ts for projects with "types": [].
 /// <reference types="node" preserve="true" />
 export type { ReconnectOptions } from "./backoff.js";
