@@ -691,6 +691,15 @@ class NestingScan {
     }
     if (!isEmpty(this.src[i]) && this.src[i] !== "#") this.error(); // more after the header
     while (!isEmpty(this.ch()) && this.ch() !== "#") this.pos++;
+    // The rest of the line after spaces is one more token to the parser: a comment, or else
+    // (`|2 [`) a stray node or indicator that it takes as one, wherever that leaves it.
+    let rest = this.pos;
+    while (this.src[rest] === " " || this.src[rest] === "\t") rest++;
+    const next = this.src[rest];
+    if (next !== undefined && next !== "\n" && next !== "\r" && next !== "#") {
+      this.error();
+      this.count();
+    }
   }
 
   private blockScalar(): State {
