@@ -39,6 +39,7 @@ describe("socketPair", () => {
       stdio: ["ignore", "pipe", "inherit", peer],
       env: { ...process.env, MUX_ENTRY: pathToFileURL(fileURLToPath(new URL("./index.ts", import.meta.url))).href },
     });
+    const exited = once(child, "exit");
     peer.destroy();
     const childOutput = readAll(child.stdout!);
     conn.write("and after");
@@ -53,7 +54,7 @@ describe("socketPair", () => {
 
     mux.close();
     expect((await childOutput).toString()).toBe("ERR_MUX_TRUNK_ENDED");
-    expect((await once(child, "exit"))[0]).toBe(0);
+    expect((await exited)[0]).toBe(0);
   });
 });
 

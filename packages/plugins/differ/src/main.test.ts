@@ -1,4 +1,3 @@
-import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -16,7 +15,8 @@ steps: [{run-pod: web}, {create: app}]
 
 /** Runs nri-differ with `args` against nri-sim, a plugin at index 50 stamping each new container. */
 async function underSim(args: string[]) {
-  let child: ChildProcess | undefined;
+  // (listened for from the start: it may exit before simulate() returns)
+  let exited: Promise<unknown[]> | undefined;
   let stderr = "";
   const report = await simulate(scenario, {
     waitPlugins: 2,
@@ -25,12 +25,13 @@ async function underSim(args: string[]) {
     plugins: [{ plugin: { createContainer: () => ({ annotations: { seen: "yes" } }) }, index: "50", name: "stamper" }],
     observer: {
       listening: (socket) => {
-        child = program.spawn(["-socket-path", socket, ...args], { stdio: ["ignore", "ignore", "pipe"] });
+        const child = program.spawn(["-socket-path", socket, ...args], { stdio: ["ignore", "ignore", "pipe"] });
+        exited = once(child, "exit");
         child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
       },
     },
   });
-  const [code] = (await once(child as ChildProcess, "exit")) as [number];
+  const [code] = (await exited) as [number];
   return { report, code, stderr };
 }
 

@@ -1,4 +1,3 @@
-import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { join } from "node:path";
 import { pluginProgram, simulate } from "@nri-ts/sim";
@@ -18,19 +17,21 @@ describe("nri-network-logger", { timeout: 120_000 }, () => {
   });
 
   it("logs in the Go plugins' text format, and exits 1 when the runtime goes away", async () => {
-    let child: ChildProcess | undefined;
+    // (listened for from the start: it may exit before simulate() returns)
+    let exited: Promise<unknown[]> | undefined;
     let stderr = "";
     const report = await simulate("pods: [{name: web, ips: [10.0.0.7]}]\nsteps: [{run-pod: web}, {stop-pod: web}]\n", {
       waitPlugins: 1,
       clock: "virtual",
       observer: {
         listening: (socket) => {
-          child = program.spawn(["-idx", "10", "-socket", socket], { stdio: ["ignore", "ignore", "pipe"] });
+          const child = program.spawn(["-idx", "10", "-socket", socket], { stdio: ["ignore", "ignore", "pipe"] });
+          exited = once(child, "exit");
           child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
         },
       },
     });
-    const [code] = (await once(child as ChildProcess, "exit")) as [number];
+    const [code] = (await exited) as [number];
     expect(report.failures).toEqual([]);
     expect(code).toBe(1);
     const lines = stderr.trim().split("\n");
