@@ -1,3 +1,7 @@
+import { spawnSync } from "node:child_process";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { FlagError, type FlagSpec, flagUsage, parseGoFlags, parseGoInt, socketFlags } from "./go-flags.js";
 
@@ -97,5 +101,30 @@ describe("parseGoFlags", () => {
         "    \tenable (more) verbose logging",
       ].join("\n"),
     );
+  });
+});
+
+describe("flagsOrExit", { timeout: 120_000 }, () => {
+  /** A program whose main is `flagsOrExit(() => parseGoFlags(ULIMIT_ADJUSTER_FLAGS, argv, …))`, run with `argv`. */
+  function program(...argv: string[]) {
+    const goFlags = pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), "go-flags.ts")).href;
+    const main = `import { flagsOrExit, parseGoFlags } from ${JSON.stringify(goFlags)};
+      const flags = flagsOrExit(() => parseGoFlags(${JSON.stringify(ULIMIT_ADJUSTER_FLAGS)}, process.argv.slice(1), "nri-ulimit-adjuster"));
+      process.stdout.write(JSON.stringify(flags));`;
+    const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+    return spawnSync(process.execPath, ["--conditions=@nri-ts/source", "--import", tsx, "--input-type=module", "-e", main, "--", ...argv], { encoding: "utf8" });
+  }
+
+  it("gives the flags of a good command line", () => {
+    const run = program("-idx", "10", "-verbose");
+    expect([run.status, JSON.parse(run.stdout), run.stderr]).toEqual([0, { name: "", idx: "10", socket: "", verbose: true }, ""]);
+  });
+
+  it("ends the program as Go's flag.Parse does: the message on stderr, exit 2 for a bad command line, 0 for -h", () => {
+    const bad = program("-idx");
+    expect([bad.status, bad.stdout]).toEqual([2, ""]);
+    expect(bad.stderr).toBe(`${failure("-idx").message}\n`);
+    const help = program("-h");
+    expect([help.status, help.stdout, help.stderr]).toEqual([0, "", `${flagUsage(ULIMIT_ADJUSTER_FLAGS, "nri-ulimit-adjuster")}\n`]);
   });
 });

@@ -50,6 +50,22 @@ export class FlagError extends Error {
   }
 }
 
+/**
+ * What a program's main does with its command line: `parse()`'s flags, or,
+ * when it throws a FlagError, its message on stderr and the process ends
+ * with its exit code (0 for `-h`, 2 for a bad command line), as a Go
+ * program's `flag.Parse()` ends it. Other errors are thrown on.
+ */
+export function flagsOrExit<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (!(error instanceof FlagError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(error.exitCode);
+  }
+}
+
 /** The usage text, flags sorted by name as Go's PrintDefaults lists them, with their non-zero defaults. */
 export function flagUsage(specs: readonly FlagSpec[], program: string): string {
   const lines = [`Usage of ${program}:`];

@@ -5,7 +5,7 @@
  * `-idx`, `-socket`), connects to the runtime, logs JSON lines on stderr
  * and exits 1 when the runtime goes away.
  */
-import { createLogger, FlagError, parseGoFlags, runPlugin, socketFlags } from "@nri-ts/stub";
+import { createLogger, flagsOrExit, parseGoFlags, runPlugin, socketFlags } from "@nri-ts/stub";
 import { plugin } from "./plugin.js";
 
 const FLAGS = [
@@ -14,14 +14,7 @@ const FLAGS = [
   ...socketFlags("socket", "path to the NRI socket"),
 ] as const;
 
-let flags;
-try {
-  flags = parseGoFlags(FLAGS, process.argv.slice(2), "nri-{{name}}");
-} catch (error) {
-  if (!(error instanceof FlagError)) throw error;
-  process.stderr.write(`${error.message}\n`);
-  process.exit(error.exitCode);
-}
+const flags = flagsOrExit(() => parseGoFlags(FLAGS, process.argv.slice(2), "nri-{{name}}"));
 
 const logger = createLogger();
 await runPlugin(plugin, {

@@ -5,19 +5,12 @@
  * runtime (the socket, or the fd a runtime that launched it passes), logs
  * JSON lines on stderr, and exits 1 when the runtime goes away.
  */
-import { createLogger, FlagError, parseGoFlags, runPlugin } from "@nri-ts/stub";
+import { createLogger, flagsOrExit, parseGoFlags, runPlugin } from "@nri-ts/stub";
 import { DEVICE_INJECTOR_FLAGS } from "./flags.js";
 import { createDeviceInjector } from "./plugin.js";
 
 async function main(): Promise<void> {
-  let flags;
-  try {
-    flags = parseGoFlags(DEVICE_INJECTOR_FLAGS, process.argv.slice(2), "nri-device-injector");
-  } catch (error) {
-    if (!(error instanceof FlagError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    process.exit(error.exitCode);
-  }
+  const flags = flagsOrExit(() => parseGoFlags(DEVICE_INJECTOR_FLAGS, process.argv.slice(2), "nri-device-injector"));
   const logger = createLogger({ level: flags.verbose ? "debug" : "info" });
   await runPlugin(createDeviceInjector(), {
     defaultName: "device-injector",

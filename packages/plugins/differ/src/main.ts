@@ -8,7 +8,7 @@
  */
 import { openSync, writeSync } from "node:fs";
 import { goQuote } from "@nri-ts/api";
-import { createLogger, FlagError, formatTextLine, Stub } from "@nri-ts/stub";
+import { createLogger, flagsOrExit, formatTextLine, Stub } from "@nri-ts/stub";
 import { createDiffer } from "./differ.js";
 import { parseFlags } from "./flags.js";
 import { IndicesError, parseIndices } from "./indices.js";
@@ -16,14 +16,7 @@ import { IndicesError, parseIndices } from "./indices.js";
 type Sink = { isTTY?: boolean; write(text: string): boolean };
 
 function main(): void {
-  let flags;
-  try {
-    flags = parseFlags(process.argv.slice(2));
-  } catch (error) {
-    if (!(error instanceof FlagError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    process.exit(error.exitCode);
-  }
+  const flags = flagsOrExit(() => parseFlags(process.argv.slice(2)));
   let sink: Sink = process.stderr;
   /** logrus's Fatal: the line, then exit 1. */
   const fatal: (message: string) => never = (message) => {

@@ -8,21 +8,14 @@
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { DEFAULT_SOCKET_PATH, PLUGIN_IDX_ENV } from "@nri-ts/api";
-import { createLogger, FlagError, runPlugin } from "@nri-ts/stub";
+import { createLogger, flagsOrExit, runPlugin } from "@nri-ts/stub";
 import { decodeConfig, type ExitReporterConfig } from "./config.js";
 import { DEFAULT_INDEX, DEFAULT_NAME, FAILURE_POLICY, parseFlags } from "./flags.js";
 import { createExitReporterPlugin } from "./plugin.js";
 import { ExitReporter } from "./reporter.js";
 
 async function main(): Promise<void> {
-  let flags;
-  try {
-    flags = parseFlags(process.argv.slice(2));
-  } catch (error) {
-    if (!(error instanceof FlagError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    process.exit(error.exitCode);
-  }
+  const flags = flagsOrExit(() => parseFlags(process.argv.slice(2)));
   const logger = createLogger({ level: flags.verbose ? "debug" : "info" });
   // The gRPC socket goes beside the runtime's socket unless the configuration says otherwise.
   const defaults = { grpcSocket: join(dirname(flags["socket-path"] || DEFAULT_SOCKET_PATH), "exit-reporter.sock") };

@@ -7,21 +7,14 @@
  * away.
  */
 import { goQuote } from "@nri-ts/api";
-import { createLogger, FlagError, parseGoFlags, runPlugin } from "@nri-ts/stub";
+import { createLogger, flagsOrExit, parseGoFlags, runPlugin } from "@nri-ts/stub";
 import { HOOK_INJECTOR_FLAGS } from "./flags.js";
 import { HOOKS_DIRS } from "./hook-dirs.js";
 import { HookSetupError, HookStore } from "./hook-store.js";
 import { createHookInjector } from "./plugin.js";
 
 async function main(): Promise<void> {
-  let flags;
-  try {
-    flags = parseGoFlags(HOOK_INJECTOR_FLAGS, process.argv.slice(2), "nri-hook-injector");
-  } catch (error) {
-    if (!(error instanceof FlagError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    process.exit(error.exitCode);
-  }
+  const flags = flagsOrExit(() => parseGoFlags(HOOK_INJECTOR_FLAGS, process.argv.slice(2), "nri-hook-injector"));
   const logger = createLogger({ level: flags.verbose ? "debug" : "info" });
   const dirs = flags["hooks-dirs"] === "" ? HOOKS_DIRS : flags["hooks-dirs"].split(",");
   let store: HookStore;

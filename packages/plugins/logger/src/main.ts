@@ -6,8 +6,8 @@
  */
 import { goQuote } from "@nri-ts/api";
 import type { Logger, LogFn } from "@nri-ts/stub";
-import { runPlugin } from "@nri-ts/stub";
-import { FlagError, parseFlags } from "./flags.js";
+import { flagsOrExit, runPlugin } from "@nri-ts/stub";
+import { parseFlags } from "./flags.js";
 import { createLoggerPlugin, openLogFile } from "./plugin.js";
 import { TextLog } from "./text-log.js";
 
@@ -22,14 +22,7 @@ function stubLogger(log: TextLog): Logger {
 
 function main(): Promise<void> | void {
   const log = new TextLog();
-  let flags;
-  try {
-    flags = parseFlags(process.argv.slice(2));
-  } catch (error) {
-    if (!(error instanceof FlagError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    process.exit(error.exitCode);
-  }
+  const flags = flagsOrExit(() => parseFlags(process.argv.slice(2)));
   if (flags.logFile) {
     try {
       log.setSink(openLogFile(flags.logFile));

@@ -6,19 +6,12 @@
  * the Go plugins' text format on stderr, and exits 1 when the runtime goes
  * away.
  */
-import { createLogger, FlagError, parseGoFlags, runPlugin } from "@nri-ts/stub";
+import { createLogger, flagsOrExit, parseGoFlags, runPlugin } from "@nri-ts/stub";
 import { NETWORK_DEVICE_INJECTOR_FLAGS } from "./flags.js";
 import { createNetworkDeviceInjector } from "./plugin.js";
 
 async function main(): Promise<void> {
-  let flags;
-  try {
-    flags = parseGoFlags(NETWORK_DEVICE_INJECTOR_FLAGS, process.argv.slice(2), "nri-network-device-injector");
-  } catch (error) {
-    if (!(error instanceof FlagError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    process.exit(error.exitCode);
-  }
+  const flags = flagsOrExit(() => parseGoFlags(NETWORK_DEVICE_INJECTOR_FLAGS, process.argv.slice(2), "nri-network-device-injector"));
   const logger = createLogger({ format: "text", level: flags.verbose ? "debug" : "info" });
   await runPlugin(createNetworkDeviceInjector({ logger }), {
     ...(flags.idx && { index: flags.idx }),

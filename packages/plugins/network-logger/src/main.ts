@@ -4,19 +4,12 @@
  * plugin's flags (`-idx`, `-socket`). It logs in the Go plugins' text
  * format on stderr and exits 1 when the runtime goes away.
  */
-import { createLogger, FlagError, parseGoFlags, runPlugin } from "@nri-ts/stub";
+import { createLogger, flagsOrExit, parseGoFlags, runPlugin } from "@nri-ts/stub";
 import { NETWORK_LOGGER_FLAGS } from "./flags.js";
 import { createNetworkLogger } from "./network-logger.js";
 
 async function main(): Promise<void> {
-  let flags;
-  try {
-    flags = parseGoFlags(NETWORK_LOGGER_FLAGS, process.argv.slice(2), "nri-network-logger");
-  } catch (error) {
-    if (!(error instanceof FlagError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    process.exit(error.exitCode);
-  }
+  const flags = flagsOrExit(() => parseGoFlags(NETWORK_LOGGER_FLAGS, process.argv.slice(2), "nri-network-logger"));
   const logger = createLogger({ format: "text" });
   await runPlugin(createNetworkLogger({ logger }), {
     ...(flags.idx && { index: flags.idx }),

@@ -4,19 +4,12 @@
  * (`-idx`, `-verbose`) and `-socket`. It logs in the Go plugins' text
  * format on stderr and exits 1 when the runtime goes away.
  */
-import { createLogger, FlagError, parseGoFlags, runPlugin } from "@nri-ts/stub";
+import { createLogger, flagsOrExit, parseGoFlags, runPlugin } from "@nri-ts/stub";
 import { RDT_FLAGS } from "./flags.js";
 import { createRdtPlugin } from "./plugin.js";
 
 async function main(): Promise<void> {
-  let flags;
-  try {
-    flags = parseGoFlags(RDT_FLAGS, process.argv.slice(2), "nri-rdt");
-  } catch (error) {
-    if (!(error instanceof FlagError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    process.exit(error.exitCode);
-  }
+  const flags = flagsOrExit(() => parseGoFlags(RDT_FLAGS, process.argv.slice(2), "nri-rdt"));
   const logger = createLogger({ format: "text", level: flags.verbose ? "debug" : "info" });
   logger.info({ verbose: flags.verbose }, "Starting plugin");
   await runPlugin(createRdtPlugin({ logger }), {

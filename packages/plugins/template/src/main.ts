@@ -5,19 +5,12 @@
  * socket, or the fd a runtime that launched it passes), logs JSON lines on
  * stderr, and exits 1 when the runtime goes away.
  */
-import { createLogger, FlagError, parseGoFlags, runPlugin } from "@nri-ts/stub";
+import { createLogger, flagsOrExit, parseGoFlags, runPlugin } from "@nri-ts/stub";
 import { TEMPLATE_FLAGS } from "./flags.js";
 import { createTemplatePlugin } from "./plugin.js";
 
 async function main(): Promise<void> {
-  let flags;
-  try {
-    flags = parseGoFlags(TEMPLATE_FLAGS, process.argv.slice(2), "nri-template");
-  } catch (error) {
-    if (!(error instanceof FlagError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    process.exit(error.exitCode);
-  }
+  const flags = flagsOrExit(() => parseGoFlags(TEMPLATE_FLAGS, process.argv.slice(2), "nri-template"));
   const logger = createLogger();
   await runPlugin(createTemplatePlugin({ logger }), {
     ...(flags.name && { name: flags.name }),

@@ -6,19 +6,12 @@
  * logs JSON lines on stderr (debug lines with `-verbose`), and exits 1 when
  * the runtime goes away.
  */
-import { createLogger, FlagError, parseGoFlags, runPlugin } from "@nri-ts/stub";
+import { createLogger, flagsOrExit, parseGoFlags, runPlugin } from "@nri-ts/stub";
 import { ULIMIT_ADJUSTER_FLAGS } from "./flags.js";
 import { createUlimitAdjuster } from "./plugin.js";
 
 async function main(): Promise<void> {
-  let flags;
-  try {
-    flags = parseGoFlags(ULIMIT_ADJUSTER_FLAGS, process.argv.slice(2), "nri-ulimit-adjuster");
-  } catch (error) {
-    if (!(error instanceof FlagError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    process.exit(error.exitCode);
-  }
+  const flags = flagsOrExit(() => parseGoFlags(ULIMIT_ADJUSTER_FLAGS, process.argv.slice(2), "nri-ulimit-adjuster"));
   const logger = createLogger({ level: flags.verbose ? "debug" : "info", bindings: { name: flags.name, idx: flags.idx } });
   logger.info({ verbose: flags.verbose }, "starting plugin");
   await runPlugin(createUlimitAdjuster(), {

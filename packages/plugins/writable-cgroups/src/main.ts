@@ -6,20 +6,13 @@
  * changes nothing without it), logs in the Go plugins' text format, and
  * exits 1 when the runtime goes away.
  */
-import { createLogger, FlagError, parseGoFlags, runPlugin } from "@nri-ts/stub";
+import { createLogger, flagsOrExit, parseGoFlags, runPlugin } from "@nri-ts/stub";
 import { DEFAULT_HOST_MOUNT_FILE, WRITABLE_CGROUPS_FLAGS } from "./flags.js";
 import { hostHasNsDelegate } from "./mountinfo.js";
 import { createWritableCgroups } from "./plugin.js";
 
 async function main(): Promise<void> {
-  let flags;
-  try {
-    flags = parseGoFlags(WRITABLE_CGROUPS_FLAGS, process.argv.slice(2), "nri-writable-cgroups");
-  } catch (error) {
-    if (!(error instanceof FlagError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    process.exit(error.exitCode);
-  }
+  const flags = flagsOrExit(() => parseGoFlags(WRITABLE_CGROUPS_FLAGS, process.argv.slice(2), "nri-writable-cgroups"));
   const logger = createLogger({ format: "text", level: flags.verbose ? "debug" : "info" });
   let hostNsDelegate = false;
   try {
