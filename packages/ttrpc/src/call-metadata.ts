@@ -3,6 +3,7 @@ import type { Metadata, MetadataValue } from "nice-grpc-common";
 type Value = string | Uint8Array;
 
 const KEY = /^[0-9a-z_.-]+$/;
+const NO_ENTRIES: ReadonlyMap<string, Value[]> = new Map();
 const PRINTABLE = /^[ -~]*$/;
 
 /**
@@ -15,17 +16,26 @@ const PRINTABLE = /^[ -~]*$/;
  * factory's closures.
  */
 export class CallMetadata implements Metadata {
-  private readonly entries = new Map<string, Value[]>();
+  /** Made on the first write: most calls never write their header, trailer or metadata. */
+  private written: Map<string, Value[]> | undefined;
+
+  private get entries(): ReadonlyMap<string, Value[]> {
+    return this.written ?? NO_ENTRIES;
+  }
+
+  private get writable(): Map<string, Value[]> {
+    return (this.written ??= new Map());
+  }
 
   set<Key extends string>(key: Key, value: MetadataValue<Key> | Array<MetadataValue<Key>>): Metadata {
     const name = key.toLowerCase();
     const values: Value[] = Array.isArray(value) ? value : [value];
     if (values.length === 0) {
-      this.entries.delete(name);
+      this.written?.delete(name);
       return this;
     }
     for (const item of values) check(name, item);
-    this.entries.set(name, isBinary(name) ? [...values] : [values.join(", ")]);
+    this.writable.set(name, isBinary(name) ? [...values] : [values.join(", ")]);
     return this;
   }
 
@@ -33,14 +43,14 @@ export class CallMetadata implements Metadata {
     const name = key.toLowerCase();
     check(name, value);
     const current = this.entries.get(name);
-    if (current === undefined) this.entries.set(name, [value]);
+    if (current === undefined) this.writable.set(name, [value]);
     else if (isBinary(name)) current.push(value);
     else current[0] = `${current[0] as string}, ${value as string}`;
     return this;
   }
 
   delete(key: string): void {
-    this.entries.delete(key.toLowerCase());
+    this.written?.delete(key.toLowerCase());
   }
 
   get<Key extends string>(key: Key): MetadataValue<Key> | undefined {

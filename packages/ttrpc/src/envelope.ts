@@ -260,8 +260,16 @@ class Reader {
   }
 
   int64(): bigint {
-    let value = 0n;
-    for (let shift = 0n; shift < 70n; shift += 7n) {
+    // The first 7 bytes (49 bits, exact in a number) without a BigInt per
+    // byte: a deadline of seconds in nanoseconds takes 5.
+    let low = 0;
+    for (let shift = 0; shift < 49; shift += 7) {
+      const byte = this.byte();
+      low += (byte & 0x7f) * 2 ** shift;
+      if (byte < 0x80) return BigInt(low);
+    }
+    let value = BigInt(low);
+    for (let shift = 49n; shift < 70n; shift += 7n) {
       const byte = this.byte();
       value |= BigInt(byte & 0x7f) << shift;
       if (byte < 0x80) return BigInt.asIntN(64, value);
