@@ -38,6 +38,7 @@ import { DeadlineSignals } from "./deadline-signals.js";
 import { errorText } from "./error-text.js";
 
 type Awaitable<T> = T | Promise<T>;
+type EventHandler = (request: unknown, signal: AbortSignal) => Awaitable<void>;
 
 /** The request timeouts of every builtin plugin's calls. */
 const timeouts = new DeadlineSignals();
@@ -133,7 +134,7 @@ export class BuiltinTransport implements PluginTransport {
     // The handler's signal fires at the request timeout or when the runtime gives up.
     const signal = runtimeSignal ? AbortSignal.any([timeout.signal, runtimeSignal]) : timeout.signal;
     try {
-      const answer = await this.#answer(method, request, signal);
+      const answer = (await this.#answer(method, request, signal)) ?? {};
       const responseType = PluginDefinition.methods[method].responseType as unknown as {
         fromPartial(answer: unknown): PluginResponse<K>;
       };
@@ -151,38 +152,53 @@ export class BuiltinTransport implements PluginTransport {
     }
   }
 
-  async #answer(method: PluginMethod, request: unknown, signal: AbortSignal): Promise<unknown> {
+  /**
+   * The handler's answer, or its promise (undefined: an empty response). Not
+   * async itself: the methods that pass a handler's answer on as it is return
+   * it without another promise and microtask per call.
+   */
+  #answer(method: PluginMethod, request: unknown, signal: AbortSignal): Awaitable<unknown> {
     const handlers = this.#handlers;
     switch (method) {
-      case "configure": {
-        const answer = await handlers.configure?.(request as ConfigureRequest, signal);
-        const events = answer?.events ?? 0;
-        return { events: events !== 0 ? events : this.#handledEvents(), failurePolicy: answer?.failurePolicy };
-      }
+      case "configure":
+        return this.#configure(request as ConfigureRequest, signal);
       case "synchronize":
-        return (await handlers.synchronize?.(request as SynchronizeRequest, signal)) ?? {};
+        return handlers.synchronize?.(request as SynchronizeRequest, signal);
       case "createContainer":
-        return (await handlers.createContainer?.(request as CreateContainerRequest, signal)) ?? {};
+        return handlers.createContainer?.(request as CreateContainerRequest, signal);
       case "updateContainer":
-        return (await handlers.updateContainer?.(request as UpdateContainerRequest, signal)) ?? {};
+        return handlers.updateContainer?.(request as UpdateContainerRequest, signal);
       case "stopContainer":
-        return (await handlers.stopContainer?.(request as StopContainerRequest, signal)) ?? {};
+        return handlers.stopContainer?.(request as StopContainerRequest, signal);
       case "validateContainerAdjustment":
-        try {
-          await handlers.validateContainerAdjustment?.(request as ValidateContainerAdjustmentRequest, signal);
-          return { reject: false, reason: "" };
-        } catch (error) {
-          return { reject: true, reason: errorText(error) };
-        }
+        return this.#validate(request as ValidateContainerAdjustmentRequest, signal);
       case "shutdown":
       case "stateChange":
-        return {};
-      default: {
-        const handler = handlers[method] as ((request: unknown, signal: AbortSignal) => Awaitable<void>) | undefined;
-        await handler?.(request, signal);
-        return {};
-      }
+        return undefined;
+      default:
+        return this.#event(handlers[method] as EventHandler | undefined, request, signal);
     }
+  }
+
+  async #configure(request: ConfigureRequest, signal: AbortSignal): Promise<unknown> {
+    const answer = await this.#handlers.configure?.(request, signal);
+    const events = answer?.events ?? 0;
+    return { events: events !== 0 ? events : this.#handledEvents(), failurePolicy: answer?.failurePolicy };
+  }
+
+  async #validate(request: ValidateContainerAdjustmentRequest, signal: AbortSignal): Promise<unknown> {
+    try {
+      await this.#handlers.validateContainerAdjustment?.(request, signal);
+      return { reject: false, reason: "" };
+    } catch (error) {
+      return { reject: true, reason: errorText(error) };
+    }
+  }
+
+  /** An event's handler answers nothing: whatever it returns is dropped. */
+  async #event(handler: EventHandler | undefined, request: unknown, signal: AbortSignal): Promise<undefined> {
+    await handler?.(request, signal);
+    return undefined;
   }
 
   #handledEvents(): number {

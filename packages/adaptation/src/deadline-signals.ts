@@ -15,11 +15,16 @@ export class DeadlineSignal {
   readonly signal: AbortSignal;
   readonly #timer: NodeJS.Timeout;
   users = 1;
+  /** The signal fired (read on every call: cheaper than AbortSignal's checked `aborted` getter). */
+  fired = false;
 
   constructor(readonly deadline: number) {
     const controller = new AbortController();
     this.signal = controller.signal;
-    this.#timer = setTimeout(() => controller.abort(), Math.max(0, deadline - Date.now()));
+    this.#timer = setTimeout(() => {
+      this.fired = true;
+      controller.abort();
+    }, Math.max(0, deadline - Date.now()));
     this.#timer.unref();
   }
 
@@ -34,7 +39,7 @@ export class DeadlineSignals {
   /** The signal that aborts at `deadline` (ms since the epoch); hand it back with `release`. */
   acquire(deadline: number): DeadlineSignal {
     const newest = this.#newest;
-    if (newest !== undefined && newest.deadline === deadline && !newest.signal.aborted) {
+    if (newest !== undefined && newest.deadline === deadline && !newest.fired) {
       newest.users++;
       return newest;
     }
