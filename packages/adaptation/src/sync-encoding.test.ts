@@ -1,15 +1,10 @@
 import { Container, PodSandbox, SynchronizeRequest } from "@nri-ts/api";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CONTAINER_FIELDS, encodeSynchronizeRequest, POD_FIELDS } from "./sync-encoding.js";
+import { text } from "./test-arbitraries.js";
+import { CONTAINER_FIELDS, POD_FIELDS } from "./state-encoding.js";
+import { encodeSynchronizeRequest } from "./sync-encoding.js";
 
-const text = fc.oneof(
-  fc.constant(""),
-  fc.string(),
-  fc.string({ unit: "grapheme" }),
-  fc.string({ unit: "binary" }), // lone surrogates too
-  fc.string({ minLength: 130, maxLength: 300 }),
-);
 const map = fc.dictionary(text, text, { maxKeys: 4 });
 const list = fc.array(text, { maxLength: 4 });
 const int64 = fc.oneof(fc.constant(0n), fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }));
