@@ -11,7 +11,7 @@
 //   npm run bench            (from packages/ttrpc; needs Go for the Go cells)
 //   NRI_BENCH_SMOKE=1 npm run bench   (a short run that proves it works)
 import { execFile, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
@@ -187,6 +187,8 @@ async function main(): Promise<void> {
     }
   } finally {
     for (const running of servers.values()) running.stop();
+    // the Go peer's binary and the sockets: a bench leaves nothing behind
+    rmSync(work, { recursive: true, force: true });
   }
   const results = new Map<string, Result>();
   for (const [key, cells] of rounds) {
