@@ -34,6 +34,16 @@ describe("Ownership: simple fields (owners_test.go TestSimpleClaims)", () => {
     );
   });
 
+  it("makes a conflict without a stack trace, and leaves Error.stackTraceLimit as it was", () => {
+    const owners = new Ownership();
+    owners.claim("ctr0", Field.MemLimit, "00-bar");
+    const limit = Error.stackTraceLimit;
+    const error = conflict(() => owners.claim("ctr0", Field.MemLimit, "10-foo"));
+    expect(error.stack).toBe(`ConflictError: ${error.message}`);
+    expect(Error.stackTraceLimit).toBe(limit);
+    expect(new Error("later").stack).toContain("owners.test.ts");
+  });
+
   it("ends the conflict text of a simple field with a space, as Go does", () => {
     const owners = new Ownership();
     owners.claim("ctr0", Field.MemLimit, "00-bar");
