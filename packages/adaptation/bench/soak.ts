@@ -20,7 +20,10 @@
 // Every tenth of the run it records, after a full garbage collection, the
 // RSS and V8 heap in use of the runtime (this process) and of each plugin
 // process (bench/soak-gauge.ts, loaded into them, answers on the IPC
-// channel). The first 10,000 are the warm-up (half of a shorter run); the verdict is whether, from
+// channel); beside the runtime's RSS, V8's committed heap by space, external
+// memory and array buffers, so that a rise of the RSS can be told apart:
+// V8 sizing its young generation (new_space) against memory held (heap in
+// use, or the RSS outside V8's heap). The first 10,000 are the warm-up (half of a shorter run); the verdict is whether, from
 // then on, the runtime's RSS and each plugin's heap in use stayed within 10%
 // of their values at the end of the warm-up (a plugin's RSS is printed, but
 // swings too much with V8's committed pages to tell a leak). The peaks go
@@ -35,6 +38,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { getHeapSpaceStatistics } from "node:v8";
 import {
   Container,
   ContainerState,
@@ -68,7 +72,7 @@ interface PluginProcess {
 
 interface Sample {
   lifecycles: number;
-  runtime: Memory;
+  runtime: RuntimeMemory;
   plugins: Memory[];
 }
 
@@ -152,7 +156,19 @@ interface Memory {
   heapKiB: number;
 }
 
+/** Where the runtime's RSS is: V8's committed heap by space, and what V8 counts outside it. */
+interface RuntimeMemory extends Memory {
+  heapTotalKiB: number;
+  externalKiB: number;
+  arrayBuffersKiB: number;
+  /** Committed KiB of each V8 heap space (new_space, old_space, code_space, ...). */
+  spaces: Record<string, number>;
+}
+
 const kib = (bytes: number) => Math.round(bytes / 1024);
+
+/** The V8 heap spaces shown beside the runtime's RSS: the others stay near zero. */
+const SPACES = ["new_space", "old_space", "code_space", "large_object_space"] as const;
 
 /** A plugin process's memory after a full garbage collection, from bench/soak-gauge.ts in it. */
 function pluginMemory({ child, fullName }: PluginProcess): Promise<Memory> {
@@ -169,8 +185,10 @@ function pluginMemory({ child, fullName }: PluginProcess): Promise<Memory> {
 
 async function sample(lifecycles: number, plugins: PluginProcess[]): Promise<Sample> {
   globalThis.gc!();
-  const { rss, heapUsed } = process.memoryUsage();
-  return { lifecycles, runtime: { rssKiB: kib(rss), heapKiB: kib(heapUsed) }, plugins: await Promise.all(plugins.map(pluginMemory)) };
+  const { rss, heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
+  const spaces = Object.fromEntries(getHeapSpaceStatistics().map((space) => [space.space_name, kib(space.space_size)]));
+  const runtime = { rssKiB: kib(rss), heapKiB: kib(heapUsed), heapTotalKiB: kib(heapTotal), externalKiB: kib(external), arrayBuffersKiB: kib(arrayBuffers), spaces };
+  return { lifecycles, runtime, plugins: await Promise.all(plugins.map(pluginMemory)) };
 }
 
 function startPlugin(socketPath: string, spec: (typeof PLUGINS)[number]): PluginProcess {
@@ -221,6 +239,26 @@ function growth(lifecycles: number[], series: number[]): number {
   return Math.max(...rest) / base! - 1;
 }
 
+/**
+ * Where the runtime's RSS went from the end of the warm-up to its peak: V8's
+ * committed heap space by space, and the rest of the process (code, malloc,
+ * Node.js). Undefined when it did not grow.
+ */
+function rssGrowth(samples: Sample[]): string | undefined {
+  const start = samples.findIndex((s) => s.lifecycles >= WARM_UP);
+  const base = samples[start]!.runtime;
+  const peak = samples.slice(start + 1).reduce<Sample | undefined>((top, s) => (!top || s.runtime.rssKiB > top.runtime.rssKiB ? s : top), undefined);
+  if (!peak || peak.runtime.rssKiB <= base.rssKiB) return undefined;
+  const delta = (now: number, then: number) => `${now >= then ? "+" : ""}${mib(now - then)}`;
+  const spaces = SPACES.map((space) => `${space} ${delta(peak.runtime.spaces[space] ?? 0, base.spaces[space] ?? 0)}`);
+  const outside = delta(peak.runtime.rssKiB - peak.runtime.heapTotalKiB, base.rssKiB - base.heapTotalKiB);
+  return (
+    `its peak (${peak.lifecycles.toLocaleString("en")} lifecycles) is ${delta(peak.runtime.rssKiB, base.rssKiB)} MiB: ` +
+    `V8's committed heap ${delta(peak.runtime.heapTotalKiB, base.heapTotalKiB)} (${spaces.join(", ")}), the rest of the process ${outside}; ` +
+    `heap in use ${delta(peak.runtime.heapKiB, base.heapKiB)}`
+  );
+}
+
 function report(samples: Sample[], plugins: PluginProcess[], seconds: number, rejected: number): BenchResult[] {
   const names = plugins.map((p) => p.fullName);
   const row = (...cells: string[]) => console.log(`| ${cells.join(" | ")} |`);
@@ -228,6 +266,13 @@ function report(samples: Sample[], plugins: PluginProcess[], seconds: number, re
   row("--:", "--:", "--:", ...names.map(() => "--:"));
   for (const s of samples) {
     row(s.lifecycles.toLocaleString("en"), mib(s.runtime.rssKiB), mib(s.runtime.heapKiB), ...s.plugins.map((p) => `${mib(p.rssKiB)} / ${mib(p.heapKiB)}`));
+  }
+  console.log("\nThe runtime's RSS beside V8's committed heap, by space (MiB, the same samples):\n");
+  row("lifecycles", "RSS", "V8 heap committed", ...SPACES, "external", "array buffers", "RSS outside V8's heap");
+  row("--:", "--:", "--:", ...SPACES.map(() => "--:"), "--:", "--:", "--:");
+  for (const { lifecycles, runtime: r } of samples) {
+    const spaces = SPACES.map((space) => mib(r.spaces[space] ?? 0));
+    row(lifecycles.toLocaleString("en"), mib(r.rssKiB), mib(r.heapTotalKiB), ...spaces, mib(r.externalKiB), mib(r.arrayBuffersKiB), mib(r.rssKiB - r.heapTotalKiB));
   }
   console.log(
     `\nMiB, after a full garbage collection. ${LIFECYCLES.toLocaleString("en")} lifecycles (${rejected} rejected by the validator) ` +
@@ -241,9 +286,14 @@ function report(samples: Sample[], plugins: PluginProcess[], seconds: number, re
   const note = `peak after ${warmedUp.toLocaleString("en")} lifecycles of warm-up, over its value then; ${LIFECYCLES.toLocaleString("en")} lifecycles`;
   const peak = (what: string, values: number[], target: string | null) =>
     result({ group: "soak", what, ours: growth(counts, values) * 100, go: null, unit: "%", target, note });
+  const runtimeRss = peak("runtime RSS", samples.map((s) => s.runtime.rssKiB), TARGET);
+  const growthOfRss = rssGrowth(samples);
+  if (growthOfRss) runtimeRss.note += `; ${growthOfRss}`;
   const results = [
-    peak("runtime RSS", samples.map((s) => s.runtime.rssKiB), TARGET),
+    runtimeRss,
     peak("runtime heap used", samples.map((s) => s.runtime.heapKiB), null),
+    peak("runtime V8 heap committed", samples.map((s) => s.runtime.heapTotalKiB), null),
+    peak("runtime RSS outside V8's heap", samples.map((s) => s.runtime.rssKiB - s.runtime.heapTotalKiB), null),
     ...names.map((name, i) => peak(`${name} heap used`, samples.map((s) => s.plugins[i]!.heapKiB), TARGET)),
     ...names.map((name, i) => peak(`${name} RSS`, samples.map((s) => s.plugins[i]!.rssKiB), null)),
   ];
@@ -252,6 +302,7 @@ function report(samples: Sample[], plugins: PluginProcess[], seconds: number, re
     const verdict = judged === null ? "" : judged ? " (flat within 10%)" : " (GREW by more than 10%)";
     console.log(`${r.what}: after the warm-up, peaked at ${percent(r.ours / 100)}${verdict}`);
   }
+  if (growthOfRss) console.log(`runtime RSS: ${growthOfRss} (MiB)`);
   return results;
 }
 
