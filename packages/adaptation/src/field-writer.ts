@@ -15,6 +15,7 @@
  * leaves that message to its generated encoder, which fails (or coerces the
  * value) exactly as it does.
  */
+import { BinaryWriter } from "@bufbuild/protobuf/wire";
 import type { MessageType } from "@nri-ts/api";
 
 const INT64_MIN = -(2n ** 63n);
@@ -27,6 +28,8 @@ const NOTHING = Buffer.alloc(0);
 let bytes = NOTHING;
 let pos = 0;
 const int64View = new DataView(new ArrayBuffer(8));
+/** Where nested messages are written by their generated encoders: one writer, its buffer kept between them. */
+const nested = new BinaryWriter();
 
 /**
  * Starts a message in a buffer of `size` bytes, grown as needed: presize
@@ -215,6 +218,14 @@ export function int64(field: number, value: bigint): void {
   varint64(int64View.getUint32(0, true), int64View.getUint32(4, true));
 }
 
+export function uint64(field: number, value: bigint): void {
+  if (typeof value !== "bigint" || BigInt.asUintN(64, value) !== value) throw NOT_PLAIN;
+  reserve(12);
+  tag(field);
+  int64View.setBigUint64(0, value, true);
+  varint64(int64View.getUint32(0, true), int64View.getUint32(4, true));
+}
+
 export function bool(field: number, value: boolean): void {
   reserve(3);
   tag(field);
@@ -223,7 +234,7 @@ export function bool(field: number, value: boolean): void {
 
 /** A field of a nested message, by its generated encoder. */
 export function message<T>(field: number, value: T, type: MessageType<T>): void {
-  const encoded = type.encode(value).finish();
+  const encoded = type.encode(value, nested).finish();
   reserve(encoded.length + 7);
   tag(field);
   varint(encoded.length);

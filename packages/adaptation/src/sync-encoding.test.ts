@@ -1,8 +1,8 @@
-import { Container, PodSandbox, SynchronizeRequest } from "@nri-ts/api";
+import { Container, Mount, PodSandbox, POSIXRlimit, SynchronizeRequest } from "@nri-ts/api";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { text } from "./test-arbitraries.js";
-import { CONTAINER_FIELDS, POD_FIELDS } from "./state-encoding.js";
+import { CONTAINER_FIELDS, MOUNT_FIELDS, POD_FIELDS, RLIMIT_FIELDS } from "./state-encoding.js";
 import { encodeSynchronizeRequest } from "./sync-encoding.js";
 
 const map = fc.dictionary(text, text, { maxKeys: 4 });
@@ -81,6 +81,8 @@ describe("encodeSynchronizeRequest", () => {
     // A field added to the protos (a new upstream version) fails here until this encoder writes it.
     expect(Object.keys(Container.create())).toEqual([...CONTAINER_FIELDS]);
     expect(Object.keys(PodSandbox.create())).toEqual([...POD_FIELDS]);
+    expect(Object.keys(Mount.create())).toEqual([...MOUNT_FIELDS]);
+    expect(Object.keys(POSIXRlimit.create())).toEqual([...RLIMIT_FIELDS]);
   });
 
   it("leaves a value not of its declared type to the generated encoder: the same coercion, the same error", () => {
@@ -95,5 +97,11 @@ describe("encodeSynchronizeRequest", () => {
     const request = { pods: [], containers: [Container.fromPartial({ id: "c", startedAt: 2n ** 63n })], more: false };
     expect(() => generated(request)).toThrow("value provided for field message.startedAt of type int64 too large");
     expect(() => encodeSynchronizeRequest(request)).toThrow("value provided for field message.startedAt of type int64 too large");
+  });
+
+  it("refuses an rlimit out of the uint64 range with the generated encoder's error", () => {
+    const request = { pods: [], containers: [Container.fromPartial({ id: "c", rlimits: [{ type: "nofile", hard: 2n ** 64n }] })], more: false };
+    expect(() => generated(request)).toThrow("value provided for field message.hard of type uint64 too large");
+    expect(() => encodeSynchronizeRequest(request)).toThrow("value provided for field message.hard of type uint64 too large");
   });
 });
