@@ -77,6 +77,26 @@ describe("encodeSynchronizeRequest", () => {
     );
   });
 
+  it("writes the generated encoder's bytes wherever a field falls in its buffer, for any uint32", () => {
+    // One request after another, growing then shrinking, so that every field
+    // meets every buffer size and offset: a five-byte uint32 once went wrong
+    // at some of them.
+    const request = (n: number, pid: number): SynchronizeRequest => ({
+      pods: [PodSandbox.fromPartial({ id: "\u{10000}".repeat(n % 7), namespace: "\u0800".repeat(n % 5), runtimeHandler: " ".repeat(n), pid })],
+      containers: [Container.fromPartial({ id: "c".repeat(n % 300), pid, env: ["x".repeat(n)] })],
+      more: false,
+    });
+    const sizes = Array.from({ length: 2001 }, (_, n) => n);
+    const wrong: string[] = [];
+    for (const n of [...sizes, ...sizes.reverse()]) {
+      for (const pid of [1, 2 ** 31, 2 ** 32 - 1]) {
+        const ours = Buffer.from(encodeSynchronizeRequest(request(n, pid)));
+        if (!ours.equals(Buffer.from(generated(request(n, pid))))) wrong.push(`size ${n}, pid ${pid}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
   it("writes every field the generated Container and PodSandbox have, in their order", () => {
     // A field added to the protos (a new upstream version) fails here until this encoder writes it.
     expect(Object.keys(Container.create())).toEqual([...CONTAINER_FIELDS]);
