@@ -8,7 +8,7 @@
  * are Go's frames, byte for byte.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer as createNetServer, connect as netConnect, type Server as NetServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -48,8 +48,16 @@ import {
   TestDefinition,
 } from "./test-service.js";
 
+const socketDirs: string[] = [];
+afterAll(() => {
+  for (const dir of socketDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh socket path in a new temporary directory, removed after this file's tests. */
 function socketPath(name: string): string {
-  return join(mkdtempSync(join(tmpdir(), "nri-ts-conformance-")), name);
+  const dir = mkdtempSync(join(tmpdir(), "nri-ts-conformance-"));
+  socketDirs.push(dir);
+  return join(dir, name);
 }
 
 /** A running cmd/ttrpc-peer: JSON lines in, JSON lines out. */

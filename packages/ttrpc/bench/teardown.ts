@@ -5,7 +5,7 @@
 // the side measured runs in this process.
 import { once } from "node:events";
 import { createServer as createNetServer, connect as netConnect, type Socket } from "node:net";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Channel, createServer, encodeRequestFrame, Flag, KeyValue } from "../src/index.js";
@@ -29,7 +29,8 @@ export interface TeardownResult {
 }
 
 async function socketPair(): Promise<[Socket, Socket]> {
-  const path = join(mkdtempSync(join(tmpdir(), "nri-ts-teardown-")), "s");
+  const dir = mkdtempSync(join(tmpdir(), "nri-ts-teardown-"));
+  const path = join(dir, "s");
   const listener = createNetServer();
   listener.listen(path);
   await once(listener, "listening");
@@ -38,6 +39,8 @@ async function socketPair(): Promise<[Socket, Socket]> {
   await once(near, "connect");
   const [far] = await accepted;
   listener.close();
+  // (the connection outlives its socket file)
+  rmSync(dir, { recursive: true, force: true });
   return [near, far];
 }
 

@@ -1,7 +1,7 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer as createNetServer, connect as netConnect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { FrameDecoder } from "../src/frame-decoder.js";
 import type { Frame } from "../src/frame.js";
 import { KeyValue, StringList } from "../src/gen/ttrpc/request.js";
@@ -21,6 +21,8 @@ export async function socketPair(): Promise<[Socket, Socket]> {
   await new Promise((resolve) => client.once("connect", resolve));
   const server = await accepted;
   listener.close();
+  // (the connection outlives its socket file)
+  rmSync(dirname(path), { recursive: true, force: true });
   return [client, server];
 }
 
