@@ -33,7 +33,7 @@ import { simulate } from "@nri-ts/sim";
 import { silentLogger } from "@nri-ts/stub";
 import { beforeAll, describe, expect, it } from "vitest";
 import { describeWithGo, goCommand, moduleDir, pinnedNriModule } from "./go.js";
-import { ourPluginCommand, pluginLines, startPlugin } from "./plugin-process.js";
+import { isGoEnding, LOST, ourPluginCommand, pluginLines, splitEnding, startPlugin } from "./plugin-process.js";
 
 const ourDiffer = ourPluginCommand("differ");
 
@@ -87,20 +87,8 @@ steps:
 `;
 
 const INDICES = "0,15,25,99";
-const LOST = 'level=info msg="Connection to the runtime lost, exiting..."';
-
-/**
- * How Go's differ ends when the runtime goes away is a race in its stub, one
- * per index: an on-close callback logs LOST and exits 1, or a Run returns
- * first, its stub logging "ttrpc server closed" (or not, if it loses that
- * race too) and the plugin its error. Ours always ends the first way.
- */
-const SERVER_CLOSED = /^level=info msg="ttrpc server closed \d\d-differ : ttrpc: server closed"$/;
+/** The Go differ's line when a Run fails (see isGoEnding); it has one stub per index, so several may end. */
 const RUN_FAILED = 'level=error msg="Plugin exited with error ';
-const isExit = (line: string) => line === LOST || line.startsWith(RUN_FAILED);
-const endsSession = (line: string) => isExit(line) || SERVER_CLOSED.test(line);
-/** Go's ending: the line of whichever way won, with "ttrpc server closed" lines around it. */
-const isGoEnding = (ending: string[]) => ending.some(isExit) && ending.every(endsSession);
 
 /** Lines in one of the forms Go prints at random (see above). */
 function oneForm(line: string): string {
@@ -112,13 +100,11 @@ function oneForm(line: string): string {
 
 /** A differ's lines before it ends, and how it ended; Synchronize dumps apart. */
 function session(stderr: string): { lines: string[]; synchronize: string[]; ending: string[] } {
-  const all = pluginLines(stderr).map(oneForm);
-  const end = all.findIndex(endsSession);
-  const lines = end < 0 ? all : all.slice(0, end);
+  const { lines, ending } = splitEnding(pluginLines(stderr).map(oneForm), RUN_FAILED);
   return {
     lines: lines.filter((line) => !line.includes(" Synchronize:")),
     synchronize: lines.filter((line) => line.includes(" Synchronize:")).sort(),
-    ending: end < 0 ? [] : all.slice(end),
+    ending,
   };
 }
 
@@ -201,7 +187,7 @@ describeWithGo("differ: ours and Go's, line for line", () => {
       expect(firstDifference === -1 ? undefined : { at: firstDifference, go: go.lines.slice(firstDifference, firstDifference + 3), ts: ts.lines.slice(firstDifference, firstDifference + 3) }).toBeUndefined();
       expect(ts.lines.length).toBe(go.lines.length);
       expect(ts.synchronize).toEqual(go.synchronize);
-      expect(isGoEnding(go.ending), go.ending.join("\n")).toBe(true);
+      expect(isGoEnding(go.ending, RUN_FAILED), go.ending.join("\n")).toBe(true);
       expect(ts.ending).toEqual([LOST]);
       expect([go.code, ts.code]).toEqual([1, 1]);
       // What the comparison covered.

@@ -28,7 +28,7 @@ import { awkwardText } from "./awkward-text.js";
 import { describeWithGo, goCommand } from "./go.js";
 import { fullContainer, fullPod, fullResources, statusOnlyContainer, validateRequest } from "./golden-values.js";
 import { messageVariants } from "./message-variants.js";
-import { ourPluginCommand, pluginLines, startPlugin } from "./plugin-process.js";
+import { isGoEnding, LOST, ourPluginCommand, pluginLines, splitEnding, startPlugin } from "./plugin-process.js";
 
 const ourLogger = ourPluginCommand("logger");
 /** The flags both loggers run with: every kind of stamp, so removal markers travel too. */
@@ -37,22 +37,9 @@ const FLAGS = ["-add-annotation", "example.com/added", "-set-annotation", "examp
 /** Each logger stamps its own pid; compare without it. */
 const withoutPid = (lines: string[]) => lines.map((line) => line.replace(/logger-pid-\d+/g, "logger-pid-N"));
 
-const LOST = 'level=info msg="Connection to the runtime lost, exiting..."';
-/**
- * How the Go logger ends when the runtime goes away depends on a race in
- * its stub: the on-close callback logs LOST and exits 1, or Run returns
- * first and the plugin logs its error and exits 1. Ours always ends the
- * first way. The lines before the end must be the same.
- */
-const GO_ENDINGS = [
-  [LOST],
-  ['level=info msg="ttrpc server closed 10-logger : ttrpc: server closed"', 'level=error msg="plugin exited with error ttrpc: server closed"'],
-];
-
-function session(lines: string[]): { lines: string[]; ending: string[] } {
-  const ending = GO_ENDINGS.find((end) => lines.slice(-end.length).join("\n") === end.join("\n")) ?? [];
-  return { lines: lines.slice(0, lines.length - ending.length), ending };
-}
+/** The Go logger's line when Run fails (see isGoEnding). */
+const RUN_FAILED = 'level=error msg="plugin exited with error ';
+const session = (lines: string[]) => splitEnding(lines, RUN_FAILED);
 
 const start = (command: readonly string[], socket: string) =>
   startPlugin(command, ["-idx", "10", "-socket-path", socket, ...FLAGS], { NRI_PLUGIN_NAME: "logger" });
@@ -202,7 +189,8 @@ describeWithGo("logger: ours and Go's, line for line", () => {
     expect(go.report.failures).toEqual([]);
     expect(ts.report.failures).toEqual([]);
     expect(ts.lines).toEqual(go.lines);
-    expect([go.ending.length > 0, ts.ending]).toEqual([true, [LOST]]);
+    expect(isGoEnding(go.ending, RUN_FAILED), go.ending.join("\n")).toBe(true);
+    expect(ts.ending).toEqual([LOST]);
     expect([go.code, ts.code]).toEqual([1, 1]);
 
     // What the comparison covered: some of the lines, as Go logs them.

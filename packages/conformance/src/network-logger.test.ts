@@ -19,9 +19,13 @@ import { ScriptedRuntimeListener } from "@nri-ts/stub/testing";
 import fc from "fast-check";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeWithGo, goCommand } from "./go.js";
-import { ourPluginCommand, pluginLines, startPlugin } from "./plugin-process.js";
+import { isGoEnding, LOST, ourPluginCommand, pluginLines, splitEnding, startPlugin } from "./plugin-process.js";
 
 const ourNetworkLogger = ourPluginCommand("network-logger");
+
+/** The Go plugin's line when Run fails (see isGoEnding). */
+const RUN_FAILED = 'level=error msg="plugin exited (';
+const session = (stderr: string) => splitEnding(pluginLines(stderr), RUN_FAILED);
 
 /** Starts a plugin program on `socket`. */
 const start = (command: readonly string[], socket: string) => startPlugin(command, ["-idx", "10", "-socket", socket]);
@@ -62,11 +66,13 @@ steps:
       let plugin: ReturnType<typeof start> | undefined;
       const report = await simulate(scenario, { waitPlugins: 1, clock: "virtual", observer: { listening: (socket) => (plugin = start(command, socket)) } });
       const code = await plugin?.exited;
-      return { report, code, lines: pluginLines(plugin?.stderr() ?? "") };
+      return { report, code, ...session(plugin?.stderr() ?? "") };
     };
     const [go, ts] = [await runWith([goBin]), await runWith(ourNetworkLogger)];
     expect(ts.report.failures).toEqual([]);
     expect(ts.lines).toEqual(go.lines);
+    expect(isGoEnding(go.ending, RUN_FAILED), go.ending.join("\n")).toBe(true);
+    expect(ts.ending).toEqual([LOST]);
     expect([go.code, ts.code]).toEqual([1, 1]);
 
     // What the comparison covered, spelled out.
@@ -81,7 +87,6 @@ steps:
       'level=info msg="Stopped pod kube-system/proxy: ips=[]"',
       'level=info msg="Removed pod kube-system/proxy: ips=[]"',
       'level=info msg="Stopped pod ns with \\"quotes\\"/odd name: ips=[]"',
-      'level=info msg="Connection to the runtime lost, exiting..."',
     ]);
   });
 
@@ -107,12 +112,14 @@ steps:
       runtime.close();
       listener.close();
       await plugin.exited;
-      return pluginLines(plugin.stderr());
+      return session(plugin.stderr());
     };
     const [go, ts] = [await runWith([goBin]), await runWith(ourNetworkLogger)];
-    expect(ts).toEqual(go);
-    // the handshake's empty synchronization, each round's header and pods, Shutdown, the lost connection
-    expect(go.length).toBe(1 + rounds.length + rounds.flat().length + 2);
-    expect(go.filter((line) => line.includes("<host-network>")).length).toBeGreaterThan(10);
+    expect(ts.lines).toEqual(go.lines);
+    expect(isGoEnding(go.ending, RUN_FAILED), go.ending.join("\n")).toBe(true);
+    expect(ts.ending).toEqual([LOST]);
+    // the handshake's empty synchronization, each round's header and pods, Shutdown
+    expect(go.lines.length).toBe(1 + rounds.length + rounds.flat().length + 1);
+    expect(go.lines.filter((line) => line.includes("<host-network>")).length).toBeGreaterThan(10);
   });
 });
