@@ -1,6 +1,6 @@
 import { MAX_YAML_NESTING, yamlMayNestDeeperThan } from "@nri-ts/api";
-import { parse } from "yaml";
 import { errorText } from "./error-text.js";
+import { yaml } from "./yaml-module.js";
 
 /** Configuration of the builtin default validator; every switch defaults to off. */
 export interface DefaultValidatorConfig {
@@ -95,7 +95,7 @@ export function parseDefaultValidatorConfig(input: string | Readonly<Record<stri
   let source: unknown;
   try {
     if (fromYaml && yamlMayNestDeeperThan(input)) throw new Error(`exceeded max depth of ${MAX_YAML_NESTING}`);
-    source = fromYaml ? (parse(input) ?? {}) : input;
+    source = fromYaml ? (yaml().parse(input) ?? {}) : input;
   } catch (error) {
     throw new DefaultValidatorConfigError(`default validator config: ${errorText(error)}`);
   }

@@ -1,6 +1,6 @@
-import type { Document, Node } from "yaml";
+import type { Document, LineCounter, Node, Scalar } from "yaml";
 import { MAX_YAML_NESTING, yamlMayNestDeeperThan } from "@nri-ts/api";
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseAllDocuments, Scalar } from "yaml";
+import { yaml } from "./yaml-module.js";
 
 /** The YAML text does not hold a list of strings; the message follows go-yaml's. */
 export class YamlListError extends Error {
@@ -17,7 +17,7 @@ const UNCLOSED_SEQUENCE = /^Flow sequence must end with a \]/;
 const TIMESTAMP = /^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([Tt ][0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(\.[0-9]*)?(Z|[-+][0-9]{2}:[0-9]{2})?)?$/;
 
 function isPlain(node: Scalar): boolean {
-  return node.type === Scalar.PLAIN;
+  return node.type === "PLAIN";
 }
 
 function isNull(node: Scalar): boolean {
@@ -57,7 +57,7 @@ class ListReader {
   }
 
   private resolve(node: unknown): unknown {
-    if (!isAlias(node)) return node;
+    if (!yaml().isAlias(node)) return node;
     const target = node.resolve(this.document);
     if (target === undefined) throw new YamlListError(`yaml: unknown anchor '${node.source}' referenced`);
     return target;
@@ -66,6 +66,7 @@ class ListReader {
   /** One item: a non-null scalar as its text; null items are dropped, as go-yaml drops them. */
   private item(raw: unknown, into: string[]): void {
     const node = this.resolve(raw);
+    const { isMap, isScalar, isSeq } = yaml();
     if (isScalar(node)) {
       if (!isNull(node)) into.push(String(node.value));
     } else if (isSeq(node)) {
@@ -77,6 +78,7 @@ class ListReader {
 
   list(raw: unknown): string[] {
     const node = this.resolve(raw);
+    const { isMap, isScalar, isSeq } = yaml();
     const names: string[] = [];
     if (isSeq(node)) {
       for (const item of node.items) this.item(item, names);
@@ -101,6 +103,7 @@ export function parseYamlStringList(text: string): string[] {
   // Go accepts up to 10000 levels; ours are refused earlier, before they can
   // exhaust the parser (see yamlMayNestDeeperThan).
   if (yamlMayNestDeeperThan(text)) throw new YamlListError(`yaml: exceeded max depth of ${MAX_YAML_NESTING}`);
+  const { LineCounter, parseAllDocuments } = yaml();
   const lines = new LineCounter();
   const documents = parseAllDocuments(text, { schema: "failsafe", lineCounter: lines, prettyErrors: false });
   if (!Array.isArray(documents) || documents.length === 0) return [];
