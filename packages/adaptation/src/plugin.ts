@@ -33,7 +33,7 @@ import {
 import { RemotePluginConnection } from "./remote-plugin.js";
 import { synchronizeInPages } from "./sync-paging.js";
 import { ValidatorFailedError, validationVerdict } from "./validation.js";
-import { WasmTransport } from "./wasm-transport.js";
+import type { WasmTransport } from "./wasm-transport.js";
 
 /**
  * How a plugin came to be: launched from the plugin directory, connected to
@@ -106,6 +106,8 @@ export class Plugin {
   readonly sequence: number;
   readonly kind: PluginKind;
   readonly #transport: PluginTransport;
+  /** The same transport, for a WASM plugin: its thread's end is awaited on stop. */
+  readonly #wasm: WasmTransport | undefined;
   /** The process of a launched plugin. */
   readonly #child: ChildProcess | undefined;
   readonly #host: PluginHost;
@@ -146,7 +148,7 @@ export class Plugin {
     if ("handlers" in via) {
       this.#transport = new BuiltinTransport(via.handlers);
     } else if ("wasm" in via) {
-      this.#transport = via.wasm;
+      this.#transport = this.#wasm = via.wasm;
     } else {
       this.#child = via.child;
       this.#transport = new RemotePluginConnection(via.socket, this, () => this.#connectionClosed());
@@ -400,7 +402,7 @@ export class Plugin {
   async stop(): Promise<void> {
     this.close();
     if (this.#child) await killPlugin(this.#child);
-    if (this.#transport instanceof WasmTransport) await this.#transport.ended;
+    if (this.#wasm) await this.#wasm.ended;
   }
 
   /**
