@@ -17,6 +17,7 @@ import { createContainerResponse, toUpdates, updateContainerResponse } from "./r
 import type { Stub } from "./stub.js";
 import { resolveSubscription } from "./subscription.js";
 import { SyncJoiner } from "./sync-joiner.js";
+import { warmUpCodecs } from "./warm-up.js";
 
 /** What the Plugin service needs from the connection it serves. */
 export interface ServiceHost {
@@ -31,6 +32,8 @@ export interface ServiceHost {
   configuring(request: ConfigureRequest): ConfigureInput;
   /** Configure is answered with this subscription, or failed. */
   configured(result: { events: EventMask } | { error: unknown }): void;
+  /** Compile the codecs of the handled requests once synchronized (see warm-up.ts). */
+  readonly warmUp: boolean;
 }
 
 type PodHandler = "runPodSandbox" | "postUpdatePodSandbox" | "stopPodSandbox" | "removePodSandbox";
@@ -127,6 +130,11 @@ export function createPluginService(host: ServiceHost): ServiceImplementation<Pl
     );
   }
 
+  /** Synchronize is answered: events come from now on; until the first does, compile what it runs. */
+  const synchronized = (): void => {
+    if (host.warmUp) warmUpCodecs(plugin);
+  };
+
   const pod = (value: PodSandbox | undefined): PodSandbox => value ?? PodSandbox.fromPartial({});
   const container = (value: Container | undefined): Container => value ?? Container.fromPartial({});
 
@@ -178,7 +186,10 @@ export function createPluginService(host: ServiceHost): ServiceImplementation<Pl
 
     async synchronize(request, call) {
       const handler = plugin.synchronize;
-      if (!handler) return { more: request.more };
+      if (!handler) {
+        if (!request.more) synchronized();
+        return { more: request.more };
+      }
       const state = joiner.add(request);
       if (state === undefined) {
         logger.debug(
@@ -189,6 +200,7 @@ export function createPluginService(host: ServiceHost): ServiceImplementation<Pl
       }
       try {
         const update = toUpdates(await handler.call(plugin, state.pods, state.containers, context(call)), "synchronize result");
+        synchronized();
         return { update, more: false };
       } catch (error) {
         throw failed("synchronize", error);

@@ -32,6 +32,8 @@ export interface SessionOptions {
   configureTimeoutMs: number;
   /** Configure arrived: record what the runtime said; returns what the plugin's handler gets. */
   configuring(request: ConfigureRequest): ConfigureInput;
+  /** Compile the codecs of the handled requests once synchronized. */
+  warmUp: boolean;
 }
 
 /** How long a failing session waits for its last answers to go out. */
@@ -76,6 +78,7 @@ export class Session {
         failurePolicy: options.failurePolicy,
         configuring: options.configuring,
         configured,
+        warmUp: options.warmUp,
       }),
     );
     void this.#server.serve(mux.open(PLUGIN_SERVICE_CONN), { peer: "nri-runtime" });
