@@ -82,7 +82,7 @@ export interface UnsolicitedUpdateOrigin {
 export type UpdateFn = (updates: ContainerUpdate[], origin: UnsolicitedUpdateOrigin) => Promise<ContainerUpdate[]>;
 
 /** The requests whose plugin replies are merged, with what each is asked and answers. */
-interface MergedRequests {
+export interface MergedRequests {
   CreateContainer: { request: CreateContainerRequest; response: CreateContainerResponse };
   UpdateContainer: { request: UpdateContainerRequest; response: MergedUpdateContainerResponse };
   StopContainer: { request: StopContainerRequest; response: StopContainerResponse };

@@ -37,7 +37,8 @@ import {
 import { DeadlineSignals } from "./deadline-signals.js";
 import { errorText } from "./error-text.js";
 
-type Awaitable<T> = T | Promise<T>;
+/** A value, or a promise of it. */
+export type Awaitable<T> = T | Promise<T>;
 type EventHandler = (request: unknown, signal: AbortSignal) => Awaitable<void>;
 
 /** The request timeouts of every builtin plugin's calls. */

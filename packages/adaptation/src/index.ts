@@ -53,6 +53,7 @@ export {
   Adaptation,
   AdaptationError,
   type AdaptationOptions,
+  type MergedRequests,
   type MergeEvent,
   type PluginInfo,
   type PluginSyncBlock,
@@ -62,7 +63,7 @@ export {
   type UnsolicitedUpdateOrigin,
   type UpdateFn,
 } from "./adaptation.js";
-export type { BuiltinHandlers, BuiltinPlugin } from "./builtin-plugin.js";
+export type { Awaitable, BuiltinHandlers, BuiltinPlugin } from "./builtin-plugin.js";
 export { DiscoveryError } from "./discovery.js";
 export type { PluginFailure } from "./failure-policy.js";
 export {
@@ -76,5 +77,5 @@ export {
 } from "./observability.js";
 export { type PluginKind, PluginStartError } from "./plugin.js";
 export { PluginError } from "./plugin-error.js";
-export type { LocalFailure } from "./plugin-transport.js";
+export { CallFailure, type LocalFailure } from "./plugin-transport.js";
 export { SyncError } from "./sync-paging.js";

@@ -54,9 +54,9 @@ import { markForRemoval } from "./removal.js";
 import { LinuxResourceSetters } from "./resource-setters.js";
 
 /** A scalar given plainly or in its generated `Optional*` wrapper. */
-type Plain<T> = T | { value: T };
+export type ValueOrWrapper<T> = T | { value: T };
 
-function plain<T>(value: Plain<T>): T {
+function plain<T>(value: ValueOrWrapper<T>): T {
   return typeof value === "object" && value !== null && "value" in value ? value.value : value;
 }
 
@@ -74,7 +74,7 @@ export interface HookInput {
   args?: readonly string[];
   env?: readonly string[];
   /** Seconds. */
-  timeout?: Plain<Int64Like>;
+  timeout?: ValueOrWrapper<Int64Like>;
 }
 
 export interface HooksInput {
@@ -94,9 +94,9 @@ export interface DeviceInput {
   major?: Int64Like;
   minor?: Int64Like;
   /** e.g. `0o666`. */
-  fileMode?: Plain<number>;
-  uid?: Plain<number>;
-  gid?: Plain<number>;
+  fileMode?: ValueOrWrapper<number>;
+  uid?: ValueOrWrapper<number>;
+  gid?: ValueOrWrapper<number>;
 }
 
 const HOOK_KINDS = [

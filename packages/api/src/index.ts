@@ -7,6 +7,7 @@ export {
   type HookInput,
   type HooksInput,
   type MountInput,
+  type ValueOrWrapper,
 } from "./adjustment.js";
 export { fromPartialChecked, PartialMessageError } from "./checked-partial.js";
 export { decodeMessage, encodeMessage, type MessageType, ProtocolDecodeError } from "./decode.js";

@@ -1,6 +1,6 @@
 // Its types use Node's (streams, sockets, Buffer): the reference stays in the .d.ts for projects with "types": [].
 /// <reference types="node" preserve="true" />
-export { MuxConnection } from "./connection.js";
+export { type ConnectionHost, MuxConnection } from "./connection.js";
 export { MuxError, type MuxErrorCode } from "./errors.js";
 export {
   FIRST_FRAME_LIMIT,

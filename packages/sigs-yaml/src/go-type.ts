@@ -9,7 +9,8 @@
 /** What a type's value decodes to, for the type checker only. */
 declare const decodesTo: unique symbol;
 
-interface Described<T> {
+/** What every Go type description has. */
+export interface Described<T> {
   /** The type as Go's `%v` prints it: `string`, `int64`, `[]main.ulimit`, `map[string]string`, `*main.netDevice`. */
   readonly name: string;
   readonly [decodesTo]?: T;
@@ -60,7 +61,8 @@ export type GoType = GoString | GoBool | GoInt | GoSlice | GoMap | GoPointer | G
 /** The value a Go type decodes to. */
 export type GoValueOf<T extends GoType> = T extends Described<infer V> ? V : never;
 
-type FieldsValue<F extends Readonly<Record<string, GoType>>> = { -readonly [K in keyof F]: GoValueOf<F[K]> };
+/** The value a struct with these fields decodes to. */
+export type FieldsValue<F extends Readonly<Record<string, GoType>>> = { -readonly [K in keyof F]: GoValueOf<F[K]> };
 
 function int<T extends number | bigint>(name: string, signed: boolean, bits: GoInt["bits"]): GoInt<T> {
   return { kind: "int", name, signed, bits };

@@ -4,6 +4,8 @@ export { goMap, type JsonValue } from "./json-value.js";
 export { SigsYamlError } from "./error.js";
 export { goJson, goJsonArgument, jsonTag, MAP_FIELDS, type MessageArgument, marshalMessageYaml } from "./messages.js";
 export {
+  type Described,
+  type FieldsValue,
   fieldFor,
   go,
   type GoBool,

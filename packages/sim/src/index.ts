@@ -6,7 +6,7 @@ export { type ContainerView, containerView } from "./container-view.js";
 export { mismatches } from "./match.js";
 export { formatIssue, loadScenario, parseScenario, ScenarioError, scenarioFromObject } from "./parse-scenario.js";
 export { type Plain, plain } from "./plain.js";
-export { type AdjustmentView, type PlainOf, plainOf, type ResourcesView } from "./plain-of.js";
+export { type AdjustmentView, type PlainMessage, type PlainOf, plainOf, type ResourcesView } from "./plain-of.js";
 export { PluginModuleError } from "./plugin-module.js";
 export { type PluginSpec } from "./plugin-sources.js";
 export { PluginSetupError, type PluginSetupFailure } from "./plugin-setup.js";
@@ -31,10 +31,14 @@ export type {
   ContainerSpec,
   EvictionSpec,
   Expectation,
+  FaultKind,
+  FaultSpec,
+  PluginSettings,
   PodSpec,
   RuntimeSpec,
   Scenario,
   Step,
+  StepBase,
   StepKind,
   UpdateSpec,
 } from "./scenario.js";

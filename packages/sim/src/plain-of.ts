@@ -28,7 +28,7 @@ export type PlainOf<T> = T extends bigint
           : never;
 
 /** A message's fields, each optional; a map's entries are all kept. */
-type PlainMessage<T> = { [K in keyof T]?: PlainOf<NonNullable<T[K]>> };
+export type PlainMessage<T> = { [K in keyof T]?: PlainOf<NonNullable<T[K]>> };
 
 /** A step's merged adjustment, as reports show it. */
 export type AdjustmentView = PlainOf<ContainerAdjustment>;

@@ -61,7 +61,8 @@ export interface FaultSpec {
   on?: string;
 }
 
-interface StepBase {
+/** What every step has, whatever its kind. */
+export interface StepBase {
   /** The step as the report names it and `expect: after:` refers to it, e.g. `create app`. */
   text: string;
   /** 1-based line in the scenario file, when it came from one. */

@@ -13,9 +13,7 @@ export interface Style {
   cyan(text: string): string;
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
-
-export function colorWanted(stream: { isTTY?: boolean }, env: Env = process.env): boolean {
+export function colorWanted(stream: { isTTY?: boolean }, env: Readonly<Record<string, string | undefined>> = process.env): boolean {
   if (env.NO_COLOR) return false;
   const force = env.FORCE_COLOR;
   if (force !== undefined) return force !== "0" && force.toLowerCase() !== "false";

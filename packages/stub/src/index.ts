@@ -25,7 +25,7 @@ export type {
   UpdateContainerResult,
   UpdateInput,
 } from "./plugin.js";
-export { type CheckedPlugin, definePlugin, type StrayResultKeys } from "./plugin-check.js";
+export { type CheckedPlugin, type CheckResultKeys, definePlugin, type StrayResultKeys } from "./plugin-check.js";
 export { type RunPluginOptions, runPlugin } from "./run-plugin.js";
 export { type RuntimeInfo, Stub, type StubOptions } from "./stub.js";
 export { HANDLER_EVENTS } from "./subscription.js";

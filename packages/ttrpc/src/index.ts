@@ -42,6 +42,9 @@ export {
 export { FrameDecoder, type FrameSink, TruncatedFrameError } from "./frame-decoder.js";
 export { KeyValue, Request, Response, StringList } from "./gen/ttrpc/request.js";
 export { Status as RpcStatus } from "./gen/google/rpc/status.js";
+export { Any } from "./gen/google/protobuf/any.js";
+export type { ReadPressure } from "./message-queue.js";
+export type { AnyHandler, RegisteredMethod } from "./server-connection.js";
 export { listenBacklog } from "./listen-backlog.js";
 export { metadataFromPairs, metadataToPairs } from "./metadata.js";
 export { createServer, type ServeOptions, Server } from "./server.js";

@@ -2,8 +2,9 @@ import type { Plugin } from "@nri-ts/stub";
 import { createDeviceInjector } from "./plugin.js";
 
 export { type AnnotationKind, annotationKeys, annotationValue, KINDS } from "./annotations.js";
-export { deviceAdjustment } from "./inject.js";
+export { deviceAdjustment, type Log } from "./inject.js";
 export {
+  type Annotations,
   type Device,
   DeviceInjectorError,
   type IoPriority,

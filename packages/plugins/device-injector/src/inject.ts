@@ -31,7 +31,8 @@ import {
   type Scheduler,
 } from "./parse.js";
 
-type Log = Pick<Logger, "info" | "warn" | "error">;
+/** Where deviceAdjustment says what it injects and skips. */
+export type Log = Pick<Logger, "info" | "warn" | "error">;
 
 const quiet: Log = { info: () => {}, warn: () => {}, error: () => {} };
 

@@ -51,7 +51,8 @@ function decode<T extends GoType>(kind: AnnotationKind, value: string, type: T):
   }
 }
 
-type Annotations = Readonly<Record<string, string>>;
+/** A pod's annotations. */
+export type Annotations = Readonly<Record<string, string>>;
 
 /** A list kind: nothing when absent or empty. */
 function list<T extends GoType>(kind: AnnotationKind, type: T, container: string, annotations: Annotations): GoValueOf<T> | [] {

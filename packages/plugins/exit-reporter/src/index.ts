@@ -18,12 +18,16 @@ export {
   defaultConfig,
   type ExitReporterConfig,
   ExitReporterConfigError,
+  type GrpcConfig,
+  type JsonLinesConfig,
+  type PrometheusConfig,
 } from "./config.js";
 export { matchesFilter } from "./exit-hub.js";
 export * from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
 export { exitRecordToJson } from "./json-record.js";
 export { codeClass, KNOWN_REASONS } from "./metrics.js";
 export { checkOom } from "./oom.js";
+export type { DropListener, ExitOutput } from "./output.js";
 export { createExitReporterPlugin, type ExitReporterPluginOptions } from "./plugin.js";
 export { buildExitRecord, type ExitEvent, type RecordInput } from "./record.js";
 export { ExitReporter, type ExitReporterOptions } from "./reporter.js";
