@@ -3,7 +3,7 @@ import { connect, type Socket } from "node:net";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Flood, floodCost, MeasuredChild } from "../test/flood.js";
-import { keyValue, RawPeer, socketPath, TestDefinition } from "../test/support.js";
+import { keyValue, RawPeer, removeSocketDir, socketPath, TestDefinition } from "../test/support.js";
 import { encodeRequestFrame } from "./envelope.js";
 import { encodeFrame, MessageType } from "./frame.js";
 
@@ -49,7 +49,10 @@ beforeAll(async () => {
   path = socketPath();
   child = await MeasuredChild.start(target, [path]);
 });
-afterAll(() => child.stop());
+afterAll(async () => {
+  await child.stop();
+  removeSocketDir(path);
+});
 afterEach(() => socket?.destroy());
 
 describe("a peer that sends without reading", () => {

@@ -1,7 +1,7 @@
 import { connect } from "node:net";
 import { ServerError, Status } from "nice-grpc-common";
 import { afterEach, describe, expect, it } from "vitest";
-import { deferred, keyValue, RawPeer, sleep, socketPair, socketPath, TestDefinition } from "../test/support.js";
+import { deferred, keyValue, RawPeer, removeSocketDir, sleep, socketPair, socketPath, TestDefinition } from "../test/support.js";
 import { encodeRequestFrame, encodeResponseFrame } from "./envelope.js";
 import { encodeFrame, Flag, type Frame, MAX_DATA_LENGTH, MessageType, writeFrameHeader } from "./frame.js";
 import { KeyValue, Response, StringList } from "./gen/ttrpc/request.js";
@@ -30,10 +30,20 @@ function statusOf(frame: Frame) {
 }
 
 let servers: Array<Pick<Server, "forceShutdown">> = [];
+/** Socket paths of the tests that listen on one, their directories removed after each test. */
+const listenPaths: string[] = [];
 afterEach(() => {
   for (const server of servers) server.forceShutdown();
   servers = [];
+  for (const path of listenPaths.splice(0)) removeSocketDir(path);
 });
+
+/** A socket path to listen on, removed after the test. */
+function listenPath(): string {
+  const path = socketPath();
+  listenPaths.push(path);
+  return path;
+}
 
 /** A server with the test service, and a raw peer connected to it. */
 async function serve<Ext>(
@@ -472,7 +482,7 @@ describe("server connections", () => {
       console.warn(`skipped: the kernel caps listen queues at ${listenBacklog()} (net.core.somaxconn)`);
       return;
     }
-    const path = socketPath();
+    const path = listenPath();
     const server = createServer().add(TestDefinition, { echo: async (request) => request });
     servers.push(server);
     await server.listen(path);
@@ -495,7 +505,7 @@ describe("server connections", () => {
   });
 
   it("listens on a unix socket", async () => {
-    const path = socketPath();
+    const path = listenPath();
     const server = createServer().add(TestDefinition, { echo: async (request, { peer }) => ({ key: request.key, value: peer }) });
     servers.push(server);
     await server.listen(path);

@@ -6,9 +6,14 @@ import { FrameDecoder } from "../src/frame-decoder.js";
 import type { Frame } from "../src/frame.js";
 import { KeyValue, StringList } from "../src/gen/ttrpc/request.js";
 
-/** A fresh socket path in a new temporary directory. */
+/** A fresh socket path in a new temporary directory (`removeSocketDir` removes it). */
 export function socketPath(name = "ttrpc.sock"): string {
   return join(mkdtempSync(join(tmpdir(), "nri-ts-ttrpc-")), name);
+}
+
+/** Removes the temporary directory of a path from `socketPath`. */
+export function removeSocketDir(path: string): void {
+  rmSync(dirname(path), { recursive: true, force: true });
 }
 
 /** Two connected unix sockets: [client end, server end]. */
@@ -21,8 +26,7 @@ export async function socketPair(): Promise<[Socket, Socket]> {
   await new Promise((resolve) => client.once("connect", resolve));
   const server = await accepted;
   listener.close();
-  // (the connection outlives its socket file)
-  rmSync(dirname(path), { recursive: true, force: true });
+  removeSocketDir(path); // the connection outlives its socket file
   return [client, server];
 }
 
