@@ -1,4 +1,4 @@
-import { CreateContainerRequest } from "@nri-ts/api";
+import { CreateContainerRequest, CreateContainerResponse } from "@nri-ts/api";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Plugin } from "./plugin.js";
 import type { Stub } from "./stub.js";
@@ -70,6 +70,22 @@ async function countingDecodes(run: () => Promise<void>): Promise<number> {
 }
 
 // In this order: the warm-up runs once per process, at the first stub that has it on.
+describe("codecRehearsals' answers", () => {
+  it("encodes createContainer's response from an adjustment, as the stub turns a plugin's answer into one", () => {
+    const encoded: CreateContainerResponse[] = [];
+    const encode = CreateContainerResponse.encode;
+    CreateContainerResponse.encode = (message, writer) => (encoded.push(message), encode(message, writer));
+    try {
+      for (const step of codecRehearsals({ createContainer: () => {} })) step();
+    } finally {
+      CreateContainerResponse.encode = encode;
+    }
+    expect(encoded).toHaveLength(1);
+    expect(encoded[0]?.adjust?.annotations).toEqual({ "example.com/adjusted": "true" });
+    expect(encoded[0]?.adjust?.linux?.resources?.memory?.limit?.value).toBe(1n << 30n);
+  });
+});
+
 describe("the warm-up after Synchronize", () => {
   it("does not run with warmUp: false", async () => {
     const decodes = await countingDecodes(async () => {

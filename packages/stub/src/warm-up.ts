@@ -1,6 +1,7 @@
 import { type Container, type DeepPartial, type LinuxResources, PluginDefinition, type PodSandbox } from "@nri-ts/api";
 import type { AnyMessageType } from "@nri-ts/ttrpc";
-import type { Plugin } from "./plugin.js";
+import type { AdjustmentInput, Plugin, UpdateInput } from "./plugin.js";
+import { createContainerResponse, toUpdates, updateContainerResponse } from "./results.js";
 import { HANDLER_EVENTS } from "./subscription.js";
 
 /*
@@ -10,8 +11,9 @@ import { HANDLER_EVENTS } from "./subscription.js";
  * response's encoder for the first time: compiling them took longer than
  * the rest of that request (see the README's "The first requests"). Once synchronized, while the plugin waits for
  * the runtime's first event, the stub decodes an exemplar request and
- * encodes an empty response of each kind its handlers take, so that the
- * real ones find the code compiled. Once is enough: running them more often
+ * encodes a response of each kind its handlers take (for those that answer
+ * with changes, from a typical answer: an adjustment, an update), so that
+ * the real ones find the code compiled. Once is enough: running them more often
  * (V8 then gathers type feedback) did not make the first requests faster.
  * Nothing is sent and no handler is called.
  */
@@ -75,9 +77,32 @@ function exemplar(): Record<string, unknown> {
   return { pod, container, linuxResources: resources(), overheadLinuxResources: resources() };
 }
 
+/** An adjustment as plugins answer one: a plain object, checked on its way out. */
+const adjustment = (): AdjustmentInput => ({
+  annotations: { "example.com/adjusted": "true" },
+  env: [{ key: "ADJUSTED", value: "1" }],
+  mounts: [{ destination: "/run/x", type: "bind", source: "/run/x", options: ["ro"] }],
+  linux: { resources: { memory: { limit: { value: 1n << 30n } }, cpu: { shares: { value: 512n } } } },
+});
+const update = (): UpdateInput => ({
+  containerId: "1".repeat(64),
+  linux: { resources: { memory: { limit: { value: 1n << 30n } }, cpu: { shares: { value: 512n } } } },
+});
+
+/**
+ * The answer each handler that answers with changes gives, as the stub turns
+ * it into a response (what it compiles is the plugin's answer path, not the
+ * plugin's code); the others answer empty.
+ */
+const ANSWERS: Readonly<Record<string, () => unknown>> = {
+  createContainer: () => createContainerResponse(adjustment()),
+  updateContainer: () => updateContainerResponse([update()]),
+  stopContainer: () => ({ update: toUpdates([update()], "stopContainer result") }),
+};
+
 /**
  * One step per Plugin service method the plugin has a handler for: decodes
- * that method's exemplar request and encodes its empty response.
+ * that method's exemplar request and encodes its response.
  */
 export function codecRehearsals(plugin: Plugin): Array<() => void> {
   const methods: Readonly<Record<string, { requestType: AnyMessageType; responseType: AnyMessageType }>> =
@@ -91,7 +116,8 @@ export function codecRehearsals(plugin: Plugin): Array<() => void> {
       // as the server gets a request: a Buffer (a view into a received chunk)
       const payload = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
       requestType.decode(payload);
-      responseType.encode(responseType.fromPartial({} as never) as never).finish();
+      const answer = ANSWERS[handler]?.() ?? {};
+      responseType.encode(responseType.fromPartial(answer as never) as never).finish();
     });
 }
 
