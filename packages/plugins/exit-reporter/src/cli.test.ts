@@ -155,7 +155,8 @@ describe("nri-exits mistakes", () => {
   });
 });
 
-describe("nri-exits on a terminal", () => {
+// Each run starts Node with tsx, which takes seconds on a busy machine (two runs took 5.7 s at load 17-23).
+describe("nri-exits on a terminal", { timeout: 120_000 }, () => {
   let dir: string;
   let reporter: ExitReporter;
   const run = promisify(execFile);
