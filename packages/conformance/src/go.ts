@@ -95,7 +95,8 @@ export async function goJsonLines<T>(bin: string, args: readonly string[], reque
   child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
   for (const request of requests) child.stdin.write(`${JSON.stringify(request)}\n`);
   child.stdin.end();
-  const [code] = await once(child, "exit");
+  // "close", not "exit": by then every line of its stdout has been read
+  const [code] = await once(child, "close");
   if (code !== 0) throw new Error(`${bin} ${args.join(" ")} exited with ${code}`);
   return out
     .trim()

@@ -25,7 +25,8 @@ export function startPlugin(command: readonly string[], args: readonly string[],
   let stderr = "";
   const child = spawn(command[0], [...command.slice(1), ...args], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...env } });
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  return { exited: once(child, "exit").then(([code]) => code as number), stderr: () => stderr };
+  // "close", not "exit": by then every line it wrote on stderr has been read
+  return { exited: once(child, "close").then(([code]) => code as number), stderr: () => stderr };
 }
 
 /**

@@ -35,7 +35,8 @@ async function launch(env: Record<string, string>, args: string[] = [], program 
   peer.destroy();
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = once(child, "exit").then(([code, signal]) => ({ code, signal, stderr }));
+  // "close", not "exit": by then every line it wrote on stderr has been read
+  const exited = once(child, "close").then(([code, signal]) => ({ code, signal, stderr }));
   return { runtime: new ScriptedRuntime(local), child, exited };
 }
 
