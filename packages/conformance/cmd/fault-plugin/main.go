@@ -17,7 +17,8 @@
 //	garbage      answers with a Response frame whose envelope does not decode
 //	wrong-frame  answers with a Data frame (a unary call only takes a Response)
 //	error        answers with the status Unknown "failed on purpose"
-//	leave        answers, then closes its connection (it is gone while idle)
+//	leave        answers, then closes its connection LEAVE_AFTER later (it is
+//	             gone while idle)
 //
 // -record appends a JSON line per request received ({"event","pod"}) and
 // {"event":"closed"} when the connection ends; then the program exits 0.
@@ -36,6 +37,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/containerd/nri/pkg/api"
 	"github.com/containerd/nri/pkg/net/multiplex"
@@ -163,6 +165,13 @@ func (p *plugin) serve() {
 	}
 }
 
+// leaveAfter is how long a leaving plugin waits after its answer before it
+// closes its connection. Closing at once races with Go's ttrpc client: its
+// call selects between the answer and the closed connection, both ready, at
+// random, and fails an answered request with "ttrpc: closed" about half the
+// time; "leave" is about a plugin gone while idle.
+const leaveAfter = 200 * time.Millisecond
+
 func (p *plugin) handle(stream uint32, data []byte) {
 	req := &ttrpc.Request{}
 	if err := proto.Unmarshal(data, req); err != nil {
@@ -193,7 +202,7 @@ func (p *plugin) handle(stream uint32, data []byte) {
 		p.answer(stream, &status.Status{Code: 2, Message: "failed on purpose"}, nil)
 	case "leave":
 		p.answer(stream, nil, nil)
-		p.trunk.Close()
+		time.AfterFunc(leaveAfter, func() { p.trunk.Close() })
 	default:
 		p.answer(stream, nil, nil)
 	}
