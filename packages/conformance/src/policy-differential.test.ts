@@ -154,19 +154,18 @@ async function drive(testCase: Case, socket: string, dir: string, runtime: Runti
     };
     // plugins that answer their first request, then close their connection a moment later
     const leavers = testCase.plugins.filter((p) => p.fault?.endsWith(":1:leave")).map((p) => `${p.idx}-${p.name}`);
-    const leaving = async () => {
-      const due: string[] = [];
+    const stillLeaving = async () => {
       for (const name of leavers) {
         const seen = await records(join(dir, name));
-        if (seen.length > 0 && !seen.some((r) => r.event === "closed")) due.push(name);
+        if (seen.length > 0 && !seen.some((r) => r.event === "closed")) return true;
       }
-      return due;
+      return false;
     };
     const steps: Outcome["steps"] = [];
     let goneBefore = 0;
     for (const step of testCase.steps) {
       const error = await runtime.relay(step);
-      for (let waited = 0; waited < 2000 && (await leaving()).length > 0; waited += 20) await sleep(20);
+      for (let waited = 0; waited < 2000 && (await stillLeaving()); waited += 20) await sleep(20);
       // a dropped plugin hears its connection close a moment later; a plugin
       // that left is still counted until the next request ends
       for (let waited = 0; waited < 2000; waited += 20) {
