@@ -1,5 +1,5 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { tmpdir, uptime } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KernelOomLog } from "./kernel-oom-log.js";
@@ -11,7 +11,9 @@ const RECORDS = [
   "3,3003,6200357351,-;Memory cgroup out of memory: Killed process 7171 (sh) total-vm:56544kB, anon-rss:32000kB, file-rss:1456kB, shmem-rss:0kB, UID:0 pgtables:108kB oom_score_adj:0",
   " SUBSYSTEM=memory",
   // A kill whose summary the kernel rate-limited away: only the pid is known.
-  "3,3010,6300000000,-;Memory cgroup out of memory: Killed process 9001 (java) total-vm:1kB, anon-rss:1kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:1kB oom_score_adj:0",
+  // Its time (microseconds since boot) is a few seconds ago on this machine:
+  // a fixed one would lie in the future on a machine booted after it.
+  `3,3010,${Math.max(0, Math.floor((uptime() - 5) * 1e6))},-;Memory cgroup out of memory: Killed process 9001 (java) total-vm:1kB, anon-rss:1kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:1kB oom_score_adj:0`,
 ];
 
 describe("KernelOomLog", () => {
