@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -6,6 +6,7 @@ import { pluginProgram } from "./program.js";
 import { simulate } from "./simulate.js";
 
 const launched = pluginProgram(join(import.meta.dirname, "fixtures", "launched.ts"));
+const logging = pluginProgram(join(import.meta.dirname, "fixtures", "launched-logger.ts"));
 
 // Each test starts Node with tsx, which takes seconds on a busy machine.
 describe("pluginProgram", { timeout: 120_000 }, () => {
@@ -35,5 +36,22 @@ describe("pluginProgram", { timeout: 120_000 }, () => {
     expect(report.failures).toEqual([]);
     expect(report.plugins).toEqual([{ name: "10-launched", source: "executable" }]);
     expect(report.steps[1].adjustment).toEqual({ env: [{ key: "UNSET", value: "launched" }] });
+  });
+
+  it("reports what it writes in a handler under the step that called it, the last step too", async () => {
+    const plugins = join(dir, "logging");
+    await mkdir(plugins);
+    await logging.install(plugins, "10-logging");
+    const scenario =
+      "runtime: {registrationTimeout: 60s}\npods: [{name: web}]\ncontainers: [{name: app, pod: web}]\n" +
+      "steps: [{run-pod: web}, {create: app}, {start: app}, {exit: {container: app, code: 3}}]\n";
+    const report = await simulate(scenario, { pluginDir: plugins, clock: "virtual" });
+    expect(report.failures).toEqual([]);
+    expect(report.steps.map((step) => step.output.map(({ plugin, text }) => `${plugin}: ${text}`))).toEqual([
+      ["10-logging: pod web runs"],
+      ["10-logging: creating app"],
+      ["10-logging: app started"],
+      ["10-logging: app stopped with 3"],
+    ]);
   });
 });

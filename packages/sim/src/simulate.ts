@@ -88,6 +88,11 @@ const OUTPUT_SETTLE_MS = 1000;
 const DEFAULT_EXTERNAL_WAIT_MS = 60_000;
 const POLL_MS = 5;
 
+/** Resolves after the event loop has polled for I/O at least once more (its next check phase but one). */
+async function afterNextPoll(): Promise<void> {
+  for (let turn = 0; turn < 2; turn++) await new Promise<void>((done) => setImmediate(done));
+}
+
 function toScenario(input: Scenario | string | object): Scenario {
   if (typeof input === "string") return parseScenario(input);
   const candidate = input as Partial<Scenario>;
@@ -355,11 +360,18 @@ class Simulation {
     }
   }
 
-  /** Waits for the output module plugins printed while handling the requests so far. */
+  /**
+   * Waits for the output plugins wrote while handling the requests so far:
+   * module plugins mark the end of each handler call; a launched plugin
+   * wrote to its stderr pipe before it answered (the stub's and Go's
+   * loggers write synchronously), so its lines are in the pipe, and the
+   * event loop's next poll for I/O reads them.
+   */
   async settleOutput(): Promise<void> {
     await Promise.all(
       this.connected.map((p) => p.settled?.(this.recorder.calls.get(p.fullName) ?? 0, OUTPUT_SETTLE_MS)),
     );
+    await afterNextPoll();
   }
 
   async setupReport(): Promise<SetupReport> {
