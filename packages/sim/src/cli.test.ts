@@ -285,6 +285,19 @@ describe("nri-sim run exits 2 when a plugin did not run", () => {
     expect(status).toBe(2);
   });
 
+  it("--plugin a program that calls runPlugin itself: says to run it with --exec", async () => {
+    const program = join(fixtures, "runs-itself.ts");
+    const { status, stdout, stderr } = await cli("run", scenario, "--plugin", `70-runs-itself=${program}`);
+    expect(stdout).toBe("");
+    expect(stderr.split("\n")[0]).toBe(
+      `plugin 70-runs-itself (${program}) did not run: its process exited with code 1 before it registered; ` +
+        "the module seems to call runPlugin itself: --plugin takes a module that exports its plugin, and runs it; " +
+        "a program that runs itself runs with --exec, through an executable wrapper (see @nri-ts/sim's README, Plugins)",
+    );
+    expect(stderr).toContain("cannot tell the plugin's identity");
+    expect(status).toBe(2);
+  });
+
   it("--plugin-dir with a plugin that is not executable, and one that dies", async () => {
     const plugins = join(setupDir, "plugins");
     await mkdir(plugins);

@@ -27,6 +27,15 @@ import type { PluginSource } from "./report.js";
 
 /** How long the output of a module plugin that ended may take to arrive. */
 const OUTPUT_GRACE_MS = 1000;
+/**
+ * The stub's words when it cannot tell a plugin's index and name: the
+ * plugin host always gives both, so a module whose output has them called
+ * runPlugin on its own, with the host's file name to go by.
+ */
+const RUNS_ITSELF = /invalid plugin (index|name) /;
+const RUNS_ITSELF_HINT =
+  "the module seems to call runPlugin itself: --plugin takes a module that exports its plugin, and runs it; " +
+  "a program that runs itself runs with --exec, through an executable wrapper (see @nri-ts/sim's README, Plugins)";
 
 /** A plugin for `simulate`. Without `name` and `index`, a file named `NN-name` gives both. */
 export type PluginSpec =
@@ -265,12 +274,9 @@ export function startModulePlugin(
     ended: () => gone,
     async setupFailure(waitedMs) {
       if (gone) await within(outputDone, OUTPUT_GRACE_MS);
-      return {
-        plugin: fullName,
-        path: modulePath,
-        reason: exit ? `its process ${exit} before it registered` : `it did not register within ${waitedMs} ms`,
-        output: last.lines,
-      };
+      const reason = exit ? `its process ${exit} before it registered` : `it did not register within ${waitedMs} ms`;
+      const hint = last.lines.some((line) => RUNS_ITSELF.test(line)) ? `; ${RUNS_ITSELF_HINT}` : "";
+      return { plugin: fullName, path: modulePath, reason: `${reason}${hint}`, output: last.lines };
     },
     settled: (count, timeoutMs) =>
       new Promise<void>((done) => {
