@@ -1,11 +1,13 @@
-import { writeFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pluginProgram, simulate } from "@nri-ts/sim";
+import { Adaptation } from "@nri-ts/adaptation";
+import { CreateContainerRequest, PodSandbox } from "@nri-ts/api";
+import { pluginProgram } from "@nri-ts/sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const program = pluginProgram(join(import.meta.dirname, "main.ts"));
+const pod = PodSandbox.fromPartial({ id: "pod0", name: "web", namespace: "default", uid: "u0" });
 
 // Each test starts the program (Node with tsx), which takes seconds on a busy machine.
 describe("nri-hook-injector", { timeout: 120_000 }, () => {
@@ -40,24 +42,29 @@ describe("nri-hook-injector", { timeout: 120_000 }, () => {
     await mkdir(plugins);
     await program.install(plugins, "10-hook-injector", ["-hooks-dirs", hooks]);
     const hook = JSON.stringify({ version: "1.0.0", hook: { path: "/bin/true" }, when: { always: true }, stages: ["poststop"] });
-    const report = await simulate(
-      `
-runtime: {registrationTimeout: 60s}  # launched with Node and tsx: seconds on a busy machine
-pods: [{name: web}]
-containers: [{name: before, pod: web, args: [a]}, {name: after, pod: web, args: [a]}]
-steps: [{run-pod: web}, {create: before}, {wait: 1s}, {create: after}]
-`,
-      {
-        pluginDir: plugins,
-        clock: "virtual",
-        observer: {
-          // the directory was created by the plugin when it started watching
-          stepDone: (step) => step.number === 2 && writeFileSync(join(hooks, "late.json"), hook),
-        },
-      },
-    );
-    expect(report.failures).toEqual([]);
-    expect(report.steps[1].adjustment).toEqual({});
-    expect(report.steps[3].adjustment).toEqual({ hooks: { poststop: [{ path: "/bin/true" }] } });
+    // A runtime of our own rather than nri-sim: after the write, containers are
+    // created until the plugin's watcher has reloaded, however long a busy machine takes.
+    const nri = new Adaptation("test-runtime", "v0.0.0", async (synchronize) => void (await synchronize([], [])), async () => [], {
+      pluginPath: plugins,
+      externalConnections: false,
+      registrationTimeoutMs: 60_000, // launched with Node and tsx: seconds on a busy machine
+      requestTimeoutMs: 60_000, // nothing here is to time out
+    });
+    await nri.start();
+    try {
+      expect(nri.plugins.map((p) => p.fullName)).toEqual(["10-hook-injector"]);
+      let created = 0;
+      const poststop = async () => {
+        const name = `ctr${created++}`;
+        const request = CreateContainerRequest.fromPartial({ pod, container: { id: name, podSandboxId: pod.id, name, args: ["a"] } });
+        return (await nri.createContainer(request)).adjust?.hooks?.poststop.map((h) => h.path) ?? [];
+      };
+      expect(await poststop()).toEqual([]);
+      // the directory was created by the plugin when it started watching
+      await writeFile(join(hooks, "late.json"), hook);
+      await expect.poll(poststop, { timeout: 60_000, interval: 50 }).toEqual(["/bin/true"]);
+    } finally {
+      await nri.stop();
+    }
   });
 });
