@@ -57,11 +57,21 @@ function requestFor(op: string): Record<string, unknown> {
   return { pod: podJson, container: containerJson };
 }
 
+/**
+ * Starts cmd/stub-host with generous timeouts: a plugin registers and answers
+ * in time however busy the machine is (a test of a late plugin lowers the
+ * request timeout once the plugin is in, with `shortDeadline`).
+ */
 async function startHost(options: StubHostOptions = {}, binary = stubHost): Promise<StubHost> {
-  const host = new StubHost(binary, { socket: join(dir, "nri.sock"), ...options });
+  const host = new StubHost(binary, { socket: join(dir, "nri.sock"), registrationTimeout: "60s", requestTimeout: "60s", ...options });
   hosts.push(host);
   await host.call("start");
   return host;
+}
+
+/** From now on the host gives plugins 300 ms per request: for a plugin that is to be late. */
+async function shortDeadline(host: StubHost): Promise<void> {
+  await host.call("request-timeout", { timeoutMs: 300 });
 }
 
 /** Starts our fixture plugin or its Go twin on the host's socket, with the same flags. */
@@ -160,8 +170,8 @@ describeWithGo("@nri-ts/stub hosted by the Go adaptation", () => {
       runtimeVersion: "v0.0.0",
       // The Go adaptation reports the NRI module it was built with.
       runtimeNriVersion: (await pinnedNriModule()).split(" ")[1],
-      registrationTimeoutMs: 5000,
-      requestTimeoutMs: 2000,
+      registrationTimeoutMs: 60_000,
+      requestTimeoutMs: 60_000,
     });
     expect(calls[1]).toEqual({ event: "Synchronize", pods: ["pod-1"], containers: ["ctr-1"] });
     expect(calls.slice(2).map((r) => r.event)).toEqual([
@@ -208,8 +218,8 @@ describeWithGo("@nri-ts/stub hosted by the Go adaptation", () => {
     await writeLauncher(pluginDir, "10-launched", fixtureCommand(["--create", "annotate", "--record", record]));
     await writeFile(join(configDir, "10-launched.conf"), "answer: 42\n");
 
-    // the launch (Node with tsx) takes seconds on a busy machine: longer than Go's default 5s to register
-    const host = await startHost({ socket: undefined, pluginPath: pluginDir, pluginConfigPath: configDir, registrationTimeout: "60s" });
+    // the launch (Node with tsx) takes seconds on a busy machine: startHost's 60s to register, not Go's default 5s
+    const host = await startHost({ socket: undefined, pluginPath: pluginDir, pluginConfigPath: configDir });
     const created = CreateContainerResponse.fromJSON(await host.call("CreateContainer", { request: createRequest }));
     expect(created.adjust?.annotations).toEqual({ "nri-ts/seen-by": "launched" });
     const [configure] = await recorded(record);
@@ -228,9 +238,10 @@ describeWithGo("@nri-ts/stub hosted by the Go adaptation", () => {
     });
 
     it(`${kind}: a handler past the deadline is dropped, the request goes on, and the plugin exits 1`, async () => {
-      const host = await startHost({ requestTimeout: "300ms" });
+      const host = await startHost();
       const plugin = startPlugin(kind, { idx: "10", name: "x", create: "hang", events: "CreateContainer" });
       await host.call("wait-sync", { count: 1 });
+      await shortDeadline(host);
       const reply = await host.request("CreateContainer", { request: createRequest });
       expect(reply.error).toBeUndefined();
       expect(CreateContainerResponse.fromJSON(reply.response).adjust?.annotations ?? {}).toEqual({});
@@ -239,9 +250,10 @@ describeWithGo("@nri-ts/stub hosted by the Go adaptation", () => {
     });
 
     it(`${kind}: with failRequest and keepConnected, a handler past the deadline fails the request naming the plugin, and the plugin stays`, async () => {
-      const host = await startHost({ requestTimeout: "300ms" });
+      const host = await startHost();
       const plugin = startPlugin(kind, { idx: "10", name: "x", create: "hang", events: "CreateContainer", policy: "fail,keep" });
       await host.call("wait-sync", { count: 1 });
+      await shortDeadline(host);
       for (let round = 0; round < 2; round++) {
         const reply = await host.request("CreateContainer", { request: createRequest });
         expect(reply.error).toBe("plugin 10-x failed to handle CreateContainer request: context deadline exceeded");
@@ -251,18 +263,20 @@ describeWithGo("@nri-ts/stub hosted by the Go adaptation", () => {
     });
 
     it(`${kind}: with keepConnected alone, the request goes on without the late plugin, which stays`, async () => {
-      const host = await startHost({ requestTimeout: "300ms" });
+      const host = await startHost();
       startPlugin(kind, { idx: "10", name: "x", create: "hang", events: "CreateContainer", policy: "keep" });
       await host.call("wait-sync", { count: 1 });
+      await shortDeadline(host);
       const reply = await host.request("CreateContainer", { request: createRequest });
       expect(reply.error).toBeUndefined();
       expect(await host.call("plugins")).toEqual({ count: 1 });
     });
 
     it(`${kind}: with failRequest alone, a late plugin fails the request and is dropped`, async () => {
-      const host = await startHost({ requestTimeout: "300ms" });
+      const host = await startHost();
       const plugin = startPlugin(kind, { idx: "10", name: "x", create: "hang", events: "CreateContainer", policy: "fail" });
       await host.call("wait-sync", { count: 1 });
+      await shortDeadline(host);
       const reply = await host.request("CreateContainer", { request: createRequest });
       expect(reply.error).toBe("plugin 10-x failed to handle CreateContainer request: context deadline exceeded");
       expect(await host.call("plugins")).toEqual({ count: 0 });
@@ -270,9 +284,10 @@ describeWithGo("@nri-ts/stub hosted by the Go adaptation", () => {
     });
 
     it(`${kind}: an empty policy is no policy: a late plugin is dropped and the request goes on`, async () => {
-      const host = await startHost({ requestTimeout: "300ms" });
+      const host = await startHost();
       startPlugin(kind, { idx: "10", name: "x", create: "hang", events: "CreateContainer", policy: "none" });
       await host.call("wait-sync", { count: 1 });
+      await shortDeadline(host);
       expect((await host.request("CreateContainer", { request: createRequest })).error).toBeUndefined();
       expect(await host.call("plugins")).toEqual({ count: 0 });
     });
@@ -334,7 +349,7 @@ for (const nri of ["v0.12.3", "v0.12.2"] as const satisfies readonly OlderNri[])
 
     it("is configured (the runtime skips the policy field), serves, and gets the old rules: dropped after a timeout, the request goes on", async () => {
       const record = join(dir, "record");
-      const host = await startHost({ requestTimeout: "300ms" }, olderHost);
+      const host = await startHost({}, olderHost);
       const plugin = startPlugin("ts", {
         idx: "10",
         name: "x",
@@ -347,6 +362,7 @@ for (const nri of ["v0.12.3", "v0.12.2"] as const satisfies readonly OlderNri[])
       const [configure] = await recorded(record);
       expect(configure).toMatchObject({ event: "Configure", runtimeNriVersion: nri });
       expect(await host.request("StopContainer", { request: requestFor("StopContainer") })).toEqual({ response: {} });
+      await shortDeadline(host);
       const reply = await host.request("CreateContainer", { request: createRequest });
       expect(reply.error).toBeUndefined();
       expect(await host.call("plugins")).toEqual({ count: 0 });

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/containerd/nri/pkg/adaptation"
+	"github.com/containerd/nri/pkg/log"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 )
@@ -24,6 +25,8 @@ type command struct {
 	IDs        []string          `json:"ids"`
 	// DeadlineMs gives a relayed request the runtime's own deadline (its ctx).
 	DeadlineMs int `json:"deadlineMs"`
+	// TimeoutMs is the plugin request timeout of "request-timeout".
+	TimeoutMs int `json:"timeoutMs"`
 }
 
 // host is the adaptation and the runtime state it reports to plugins.
@@ -70,6 +73,7 @@ func newHost(args []string) (*host, error) {
 		return nil, err
 	}
 
+	log.Set(closeReporter{log.Get()})
 	adaptation.SetPluginRequestTimeout(*requestTimeout)
 	adaptation.SetPluginRegistrationTimeout(*registrationTimeout)
 
@@ -182,6 +186,12 @@ func (h *host) do(cmd *command) (any, error) {
 			h.failing[id] = true
 		}
 		h.mu.Unlock()
+		return nil, nil
+	case "request-timeout":
+		if cmd.TimeoutMs <= 0 {
+			return nil, fmt.Errorf("request-timeout: timeoutMs must be positive, not %d", cmd.TimeoutMs)
+		}
+		adaptation.SetPluginRequestTimeout(time.Duration(cmd.TimeoutMs) * time.Millisecond)
 		return nil, nil
 	case "plugins":
 		h.mu.Lock()

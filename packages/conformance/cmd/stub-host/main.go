@@ -25,6 +25,8 @@
 //	                                                 RemovePodSandbox, CreateContainer, PostCreateContainer,
 //	                                                 StartContainer, PostStartContainer, UpdateContainer,
 //	                                                 PostUpdateContainer, StopContainer, RemoveContainer
+//	{"op":"request-timeout","timeoutMs":N}           the plugin request timeout from now on (as -request-timeout;
+//	                                                 plugins configured before were told the old one)
 //	{"op":"plugins"}                                 {"count":N}: how many plugins were registered after the
 //	                                                 last request (the adaptation's UpdatePluginCount)
 //	{"op":"bench","count":N,"request":{...}}         N CreateContainer calls one after another; the response
@@ -32,7 +34,9 @@
 //	{"op":"stop"}                                    Stop() (kills launched plugins) and exit
 //
 // Unsolicited lines: {"event":"synced","updates":[...],"error":E} after each
-// Synchronize, {"event":"update","updates":[...]} for each UpdateContainers.
+// Synchronize, {"event":"update","updates":[...]} for each UpdateContainers,
+// {"event":"plugin-closed","plugin":NAME} when the adaptation sees a plugin's
+// connection close (from its log line, see closes.go).
 //
 // Run as "stub-host plugin ..." it is instead a Go plugin built on
 // github.com/containerd/nri/pkg/stub, the reference to compare ours with;
