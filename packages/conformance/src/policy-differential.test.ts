@@ -13,7 +13,7 @@ import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { Adaptation } from "@nri-ts/adaptation";
+import { Adaptation, silentLogger } from "@nri-ts/adaptation";
 import { Container, CreateContainerRequest, PodSandbox } from "@nri-ts/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Process, spawnProgram, StubHost } from "../fixtures/stub/harness.js";
@@ -53,9 +53,12 @@ interface Outcome {
   received: Record<string, string[]>;
 }
 
+/** The runtimes' request timeout during the steps (Configure and Synchronize get SETUP_TIMEOUT_MS). */
 const REQUEST_TIMEOUT_MS = 500;
-/** How long a runtime is given to read the end of a plugin's closed connection before the next request. */
-const CLOSE_NOTICED_MS = 300;
+/** How long the plugins have to register and answer Configure and Synchronize: a busy machine takes its time. */
+const SETUP_TIMEOUT_MS = 60_000;
+/** How long to wait for what is bound to happen after a step (a plugin hearing its connection close, a runtime noticing). */
+const SETTLE_MS = 30_000;
 const FAULTS: readonly Fault[] = ["timeout", "crash", "garbage", "wrong-frame", "error"];
 const POLICIES: readonly Policy[] = ["unset", "none", "fail", "keep", "fail,keep"];
 
@@ -130,10 +133,19 @@ async function records(file: string): Promise<Array<{ event: string; pod?: strin
     .map((line) => JSON.parse(line) as { event: string; pod?: string });
 }
 
-/** The runtime side of one run: how to relay a step, how many plugins it holds. */
+/** The runtime side of one run: how to relay a step, how many plugins it holds, whether it saw a plugin's connection close. */
 interface Runtime {
   relay(step: Step): Promise<string>;
   pluginCount(): Promise<number>;
+  /** Whether the runtime has read the end of the plugin's connection (it logged so), and skips it from now on. */
+  sawClose(plugin: string): boolean;
+}
+
+/** Polls until `condition` holds, failing after SETTLE_MS. */
+async function settle(what: string, condition: () => Promise<boolean> | boolean): Promise<void> {
+  for (const start = Date.now(); !(await condition()); await sleep(20)) {
+    if (Date.now() - start > SETTLE_MS) throw new Error(`still not so after ${SETTLE_MS} ms: ${what}`);
+  }
 }
 
 /** Starts the case's plugins against `socket`, relays every step through `runtime`, and records what happened. */
@@ -162,24 +174,19 @@ async function drive(testCase: Case, socket: string, dir: string, runtime: Runti
       return false;
     };
     const steps: Outcome["steps"] = [];
-    let goneBefore = 0;
     for (const step of testCase.steps) {
       const error = await runtime.relay(step);
-      for (let waited = 0; waited < 2000 && (await stillLeaving()); waited += 20) await sleep(20);
+      await settle("a plugin that answered and is to leave has left", async () => !(await stillLeaving()));
       // a dropped plugin hears its connection close a moment later; a plugin
       // that left is still counted until the next request ends
-      for (let waited = 0; waited < 2000; waited += 20) {
-        if (names.length - (await closed()).length <= (await runtime.pluginCount())) break;
-        await sleep(20);
-      }
+      await settle("the plugins still connected are the runtime's", async () => names.length - (await closed()).length <= (await runtime.pluginCount()));
       const gone = await closed();
       steps.push({ error, connected: names.filter((name) => !gone.includes(name)) });
       // A plugin that closed its connection is gone while idle only once the
-      // runtime has read the end of its connection: give both runtimes time
-      // for it, or on a loaded machine the next request may reach the plugin
-      // first (and fail under fail_request) on either side.
-      if (gone.length > goneBefore) await sleep(CLOSE_NOTICED_MS);
-      goneBefore = gone.length;
+      // runtime has read the end of its connection: wait until both runtimes
+      // have, or the next request may reach the plugin first (and fail under
+      // fail_request) on either side.
+      for (const name of gone) await settle(`the runtime saw ${name}'s connection close`, () => runtime.sawClose(name));
     }
     const received: Outcome["received"] = {};
     for (const name of names) {
@@ -194,7 +201,7 @@ async function drive(testCase: Case, socket: string, dir: string, runtime: Runti
 
 async function throughGo(testCase: Case, dir: string): Promise<Outcome> {
   const socket = join(dir, "nri.sock");
-  const host = new StubHost(stubHost, { socket, requestTimeout: `${REQUEST_TIMEOUT_MS}ms` });
+  const host = new StubHost(stubHost, { socket, registrationTimeout: `${SETUP_TIMEOUT_MS}ms`, requestTimeout: `${SETUP_TIMEOUT_MS}ms` });
   try {
     await host.call("start");
     return await drive(
@@ -205,8 +212,12 @@ async function throughGo(testCase: Case, dir: string): Promise<Outcome> {
         relay: async (step) =>
           (await host.request(step.op, { request: request(step), ...(step.deadlineMs && { deadlineMs: step.deadlineMs }) })).error ?? "",
         pluginCount: async () => ((await host.call<{ count: number }>("plugins"))?.count ?? 0),
+        sawClose: (plugin) => host.events.some((e) => e.event === "plugin-closed" && e.plugin === plugin),
       },
-      () => host.call("wait-sync", { count: testCase.plugins.length }).then(() => undefined),
+      async () => {
+        await host.call("wait-sync", { count: testCase.plugins.length });
+        await host.call("request-timeout", { timeoutMs: REQUEST_TIMEOUT_MS });
+      },
     );
   } finally {
     await host.stop();
@@ -215,10 +226,20 @@ async function throughGo(testCase: Case, dir: string): Promise<Outcome> {
 
 async function throughOurs(testCase: Case, dir: string): Promise<Outcome> {
   const socket = join(dir, "nri.sock");
+  // the plugins whose connection it saw close, as Go's from its log line
+  const closes = new Set<string>();
+  const logger = {
+    ...silentLogger,
+    info(message: string, fields?: Record<string, unknown>) {
+      if (message === `connection to plugin ${String(fields?.plugin)} closed`) closes.add(String(fields?.plugin));
+    },
+  };
   const nri = new Adaptation("stub-host", "v0.0.0", async (synchronize) => void (await synchronize([], [])), async () => [], {
     socketPath: socket,
     pluginPath: join(dir, "no-plugins"),
-    requestTimeoutMs: REQUEST_TIMEOUT_MS,
+    registrationTimeoutMs: SETUP_TIMEOUT_MS,
+    requestTimeoutMs: SETUP_TIMEOUT_MS,
+    logger,
   });
   await nri.start();
   try {
@@ -239,9 +260,11 @@ async function throughOurs(testCase: Case, dir: string): Promise<Outcome> {
           );
         },
         pluginCount: async () => nri.plugins.length,
+        sawClose: (plugin) => closes.has(plugin),
       },
       async () => {
         while (nri.plugins.length < testCase.plugins.length) await sleep(5);
+        nri.requestTimeoutMs = REQUEST_TIMEOUT_MS;
       },
     );
   } finally {
