@@ -34,11 +34,17 @@ interface Run {
   stderr: string;
 }
 
-async function cli(args: string[], signal = new AbortController().signal): Promise<Run> {
+/** Runs nri-exits; `printed` hears its output as it comes. */
+async function cli(args: string[], signal = new AbortController().signal, printed?: (text: string) => void): Promise<Run> {
   let stdout = "";
   let stderr = "";
   const code = await runCli(args, {
-    stdout: { write: (text: string) => (stdout += text) },
+    stdout: {
+      write: (text: string) => {
+        printed?.(text);
+        return (stdout += text);
+      },
+    },
     stderr: { write: (text: string) => (stderr += text) },
     env: {},
     signal,
@@ -98,13 +104,14 @@ describe("nri-exits against a running reporter", () => {
 
   it("watch prints one line per exit as it happens, until interrupted", async () => {
     const stop = new AbortController();
-    const watching = cli(["watch", "--address", socket, "--namespace", "shop"], stop.signal);
+    let printed = "";
+    const watching = cli(["watch", "--address", socket, "--namespace", "shop"], stop.signal, (text) => (printed += text));
     const grpc = reporter.activeOutputs.find((output) => output.name === "grpc") as unknown as { hub: { watchers: number } };
     while (grpc.hub.watchers === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     const shop = PodSandbox.fromPartial({ name: "web", namespace: "shop" });
     await reporter.containerEnded("StopContainer", PodSandbox.fromPartial({ name: "x", namespace: "other" }), container("c4", "skip", 1));
     await reporter.containerEnded("StopContainer", shop, container("c5", "sidecar", 143, { statusReason: "Error" }));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await expect.poll(() => printed).toContain("shop/web/sidecar exit 143");
     stop.abort();
     expect(await watching).toEqual({
       code: 0,
