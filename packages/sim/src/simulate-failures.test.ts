@@ -17,10 +17,14 @@ const net: Plugin = {
 };
 const dns: Plugin = { createContainer: () => ({ annotations: { dns: "ok" } }) };
 
-/** Two plugins, a policy for 10-net, and a fault in step 2 (and 3). */
+/**
+ * Two plugins, a policy for 10-net, and a fault in step 2 (and 3). The
+ * request timeout is the time the plugins have for every other request: 2 s,
+ * for a busy machine (a timeout fault makes its step take that long).
+ */
 function scenario(policy: string, fault = "timeout"): string {
   return `
-runtime: {requestTimeout: 300ms}
+runtime: {requestTimeout: 2s}
 plugins:
   10-net: {failurePolicy: ${policy}}
 pods: [{name: web}]
@@ -100,7 +104,7 @@ describe("failure policies under nri-sim", () => {
   it("a module plugin (its own process) takes the policy and the fault too", async () => {
     const report = await simulate(
       `
-runtime: {requestTimeout: 300ms}
+runtime: {requestTimeout: 2s}  # the module plugin answers the other requests in time on a busy machine
 plugins:
   10-annotate: {failurePolicy: {keepConnected: true}}
 pods: [{name: web}]
@@ -111,7 +115,8 @@ steps:
     faults: {10-annotate: {fault: timeout, on: CreateContainer}}
   - create: side
 `,
-      { plugins: [{ module: annotate, index: "10", name: "annotate" }], clock: "virtual" },
+      // a module starts with Node and tsx: seconds on a busy machine
+      { plugins: [{ module: annotate, index: "10", name: "annotate" }], clock: "virtual", waitTimeoutMs: 60_000 },
     );
     const create = step(report.steps, 2);
     expect([create.ok, create.faults?.[0]?.happened, create.closed]).toEqual([true, true, []]);
@@ -131,7 +136,7 @@ steps:
       undefined,
     ]);
     expect(report.ok).toBe(true);
-  }, 60_000);
+  }, 120_000);
 
   it("a fault whose request never comes fails the run, saying so", async () => {
     const report = await simulate(
@@ -188,8 +193,9 @@ steps:
   it("runs the shipped scenarios/failure-policy.yaml with the logger, as its header says", async () => {
     const report = await simulate(await loadScenario(shippedScenario), {
       plugins: [{ module: logger, index: "10", name: "logger" }],
+      waitTimeoutMs: 60_000, // a module starts with Node and tsx: seconds on a busy machine
     });
     expect(report.failures).toEqual([]);
     expect(report.expectations.map((e) => e.ok)).toEqual([true, true, true]);
-  }, 60_000);
+  }, 120_000);
 });
