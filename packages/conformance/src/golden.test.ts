@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { promisify } from "node:util";
 import { Container } from "@nri-ts/api";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { expectations, type Expectation } from "./golden-values.js";
 import { describeWithGo, goCommand, pinnedNriModule } from "./go.js";
 import { parseVectors, readVectors, vectorsPath, type GoldenVector } from "./vectors.js";
@@ -116,15 +116,20 @@ function runWithInput(bin: string, args: string[], input: string): Promise<strin
 }
 
 describeWithGo("golden vectors against a fresh Go build", () => {
+  let bin: string;
+  beforeAll(async () => {
+    bin = await goCommand("golden");
+  });
+
   it("are up to date with cmd/golden (if not, run `npm run golden`)", async () => {
-    const { stdout } = await run(await goCommand("golden"), [], { maxBuffer: 64 << 20 });
+    const { stdout } = await run(bin, [], { maxBuffer: 64 << 20 });
     expect(parseVectors(stdout)).toEqual(golden);
     expect(stdout).toBe(await readFile(vectorsPath, "utf8"));
   });
 
   it("read our encodings back as the same messages in Go, maps included", async () => {
     const ours = Object.fromEntries(golden.vectors.map((v) => [v.name, toHex(expectationFor(v).encode())]));
-    const report = await runWithInput(await goCommand("golden"), ["-check"], JSON.stringify(ours));
+    const report = await runWithInput(bin, ["-check"], JSON.stringify(ours));
     expect(JSON.parse(report)).toEqual([]);
   });
 });
