@@ -145,7 +145,9 @@ describe("a plugin that", () => {
     expect(runtime.pluginNames).toEqual(["50-good"]);
   });
 
-  test("sends random bytes is survived, whatever they are", async () => {
+  // Most garbage is a partial frame, so its request runs into the 1 s timeout:
+  // up to 10 s of deliberate waiting before any slowness of the machine.
+  test("sends random bytes is survived, whatever they are", { timeout: 60_000 }, async () => {
     await attachGood();
     let run = 0;
     await fc.assert(
