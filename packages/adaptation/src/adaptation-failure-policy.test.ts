@@ -385,8 +385,10 @@ describe("the onPluginFailure observer", () => {
   test("hears each failure with what the policy decided; the plugin's own errors and the runtime's signal are not failures", async () => {
     await runtime.close();
     const heard: unknown[] = [];
+    // A generous request timeout while the plugins connect and answer; a short one only
+    // for the requests a hanging plugin is to time out.
     runtime = await TestRuntime.create({
-      requestTimeoutMs: 300,
+      requestTimeoutMs: 60_000,
       onPluginFailure: ({ plugin, operation, error, policy, dropped, requestFailed }) =>
         heard.push({ plugin, operation, message: error.message, policy, dropped, requestFailed }),
     });
@@ -399,13 +401,16 @@ describe("the onPluginFailure observer", () => {
       },
     }));
     await runtime.attach({ index: "10", name: "validator", events: validates, handlers: { validateContainerAdjustment: forever } });
+    runtime.adaptation.requestTimeoutMs = 300;
     await expect(runtime.adaptation.runPodSandbox(runPod)).rejects.toThrow(/failed to handle RunPodSandbox request/);
+    runtime.adaptation.requestTimeoutMs = 60_000;
     mode = "error";
     await expect(runtime.adaptation.runPodSandbox(runPod)).rejects.toThrow("rpc error: code = Unknown desc = no");
     mode = "hang";
     await expect(runtime.adaptation.runPodSandbox(runPod, { signal: AbortSignal.timeout(50) })).rejects.toThrow(
       "context deadline exceeded",
     );
+    runtime.adaptation.requestTimeoutMs = 300;
     await expect(runtime.adaptation.createContainer(createRequest("pod0", "ctr0"))).rejects.toThrow(/^validator plugin 10-validator failed/);
     expect(heard).toEqual([
       {

@@ -160,8 +160,10 @@ describe("prometheusMetrics under a real Adaptation", () => {
   });
 
   test("labels each kind of failure with containerd's error type", async () => {
+    // A generous request timeout while the plugins connect and answer; a short one only
+    // for the request the hanging plugin is to time out.
     const { runtime, registry } = await start({
-      requestTimeoutMs: 300,
+      requestTimeoutMs: 60_000,
       builtinPlugins: [
         {
           index: "05",
@@ -210,7 +212,9 @@ describe("prometheusMetrics under a real Adaptation", () => {
     await expect(runtime.adaptation.postStartContainer(event)).rejects.toThrow("plain");
     await expect(runtime.adaptation.removeContainer(event)).rejects.toThrow("not yours");
     // Local failures drop the plugin and the request goes on without it.
+    runtime.adaptation.requestTimeoutMs = 300;
     await runtime.adaptation.startContainer(event);
+    runtime.adaptation.requestTimeoutMs = 60_000;
     await runtime.adaptation.updatePodSandbox({
       pod: pod0,
       overheadLinuxResources: undefined,
