@@ -42,7 +42,7 @@ import {
   VersionInferenceError,
 } from "@nri-ts/api";
 import { beforeAll, describe, expect, it } from "vitest";
-import { describeWithGo, goCommand, moduleDir, pinnedNriModule } from "./go.js";
+import { describeWithGo, goCommand, moduleDir, pinnedNriModule, runWithInput } from "./go.js";
 
 const run = promisify(execFile);
 
@@ -433,17 +433,6 @@ describe("formatDurationNs", () => {
     expect(durations.map(({ ns }) => ({ ns, text: formatDurationNs(BigInt(ns)) }))).toEqual(durations);
   });
 });
-
-/** Runs `bin args`, writing `input` to its stdin, and resolves to its stdout. */
-function runWithInput(bin: string, args: string[], input: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(bin, args, { maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${bin} ${args.join(" ")} failed: ${stderr || error.message}`));
-      else resolve(stdout);
-    });
-    child.stdin?.end(input);
-  });
-}
 
 describeWithGo("Go's pkg/api helpers, live", () => {
   let bin: string;

@@ -85,6 +85,17 @@ export function goCommand(name: string, variant?: OlderNri | "wasm"): Promise<st
   return build;
 }
 
+/** Runs a Go program with `input` on its stdin and resolves to its stdout; fails with its stderr. */
+export function runWithInput(bin: string, args: readonly string[], input: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(bin, args, { maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`${bin} ${args.join(" ")} failed: ${stderr || error.message}`));
+      else resolve(stdout);
+    });
+    child.stdin?.end(input);
+  });
+}
+
 /**
  * Runs a Go program that answers JSON lines with JSON lines (one answer per
  * request, in order), with all the requests in one process.

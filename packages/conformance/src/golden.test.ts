@@ -4,7 +4,7 @@ import { promisify } from "node:util";
 import { Container } from "@nri-ts/api";
 import { beforeAll, describe, expect, it } from "vitest";
 import { expectations, type Expectation } from "./golden-values.js";
-import { describeWithGo, goCommand, pinnedNriModule } from "./go.js";
+import { describeWithGo, goCommand, pinnedNriModule, runWithInput } from "./go.js";
 import { parseVectors, readVectors, vectorsPath, type GoldenVector } from "./vectors.js";
 
 const run = promisify(execFile);
@@ -103,17 +103,6 @@ describe("golden vectors from the Go reference", () => {
     }
   });
 });
-
-/** Runs `bin args`, writing `input` to its stdin, and resolves to its stdout. */
-function runWithInput(bin: string, args: string[], input: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(bin, args, { maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${bin} ${args.join(" ")} failed: ${stderr || error.message}`));
-      else resolve(stdout);
-    });
-    child.stdin?.end(input);
-  });
-}
 
 describeWithGo("golden vectors against a fresh Go build", () => {
   let bin: string;
