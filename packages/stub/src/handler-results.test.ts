@@ -140,8 +140,10 @@ describe("at the type level", () => {
     expect(() => new Stub(good, { index: "10", name: "good", env: {} })).not.toThrow();
     const wide: Plugin = good;
     expect(() => new Stub(wide, { index: "10", name: "wide", env: {} })).not.toThrow();
-    // @ts-expect-error "adjustment" is no key of the {adjust, update, evict} form
-    expect(() => new Stub({ createContainer: () => ({ adjustment: {}, update: [] }) }, { index: "10", name: "x", env: {} })).not.toThrow();
+    const misshapen = () =>
+      // @ts-expect-error "adjustment" is no key of the {adjust, update, evict} form
+      new Stub({ createContainer: () => ({ adjustment: {}, update: [] }) }, { index: "10", name: "x", env: {} });
+    expect(misshapen).not.toThrow();
     // @ts-expect-error "evictions" is no key of the {update, evict} form
     definePlugin({ updateContainer: () => ({ update: [], evictions: [] }) });
     // @ts-expect-error "colour" is no key of an adjustment, even under adjust
