@@ -15,19 +15,29 @@ const expected = {
 describe("package conventions (CONTRIBUTING.md)", () => {
   it("finds the workspace's packages", () => {
     const paths = workspacePackages().map((pkg) => pkg.path);
-    expect(paths).toEqual(expect.arrayContaining(["packages/api", "packages/stub", "packages/plugins/logger", "tools"]));
+    expect(paths).toEqual(
+      expect.arrayContaining(["packages/api", "packages/stub", "packages/plugins/logger", "tools"]),
+    );
     expect(publicPackages().map((pkg) => pkg.path)).not.toContain("tools");
   });
 
-  it.each(publicPackages().map((pkg) => [pkg.path, pkg] as const))("%s has what every published package has", (_, pkg) => {
-    expect(packageProblems(pkg, expected)).toEqual([]);
-  });
+  it.each(publicPackages().map((pkg) => [pkg.path, pkg] as const))(
+    "%s has what every published package has",
+    (_, pkg) => {
+      expect(packageProblems(pkg, expected)).toEqual([]);
+    },
+  );
 
   it("names what is wrong, with the fix", () => {
     const [api] = publicPackages().filter((pkg) => pkg.path === "packages/api");
     const broken = {
       ...api!,
-      manifest: { ...api!.manifest, publishConfig: undefined, exports: { ".": "./dist/index.js" }, bin: { x: "./bin/x" } },
+      manifest: {
+        ...api!.manifest,
+        publishConfig: undefined,
+        exports: { ".": "./dist/index.js" },
+        bin: { x: "./bin/x" },
+      },
     };
     expect(packageProblems(broken, { ...expected, nriVersion: "v9.9.9" })).toEqual([
       'packages/api/package.json: "publishConfig" must be {"access":"public"}, not absent',
@@ -43,7 +53,10 @@ describe("package conventions (CONTRIBUTING.md)", () => {
     const dir = mkdtempSync(join(tmpdir(), "conventions-"));
     try {
       copyFileSync(join(ROOT, "LICENSE"), join(dir, "LICENSE"));
-      writeFileSync(join(dir, "README.md"), `# @nri-ts/stub\n\nMatches ${NRI_VERSION}.\n\n\`\`\`sh\nnpm install @nri-ts/stub\n\`\`\`\n`);
+      writeFileSync(
+        join(dir, "README.md"),
+        `# @nri-ts/stub\n\nMatches ${NRI_VERSION}.\n\n\`\`\`sh\nnpm install @nri-ts/stub\n\`\`\`\n`,
+      );
       // (the exports' sources are not in the copy: only the README's problems count here)
       expect(packageProblems({ ...stub!, dir }, expected).filter((problem) => problem.includes("README.md"))).toEqual([
         'packages/stub/README.md needs a section "## API reference" saying how to build it (npm run docs) and where its page is (docs/api/modules/_nri-ts_stub.html)',

@@ -50,7 +50,9 @@ function exportProblems(pkg: WorkspacePackage): string[] {
     if (subpath === "./package.json") continue;
     const where = `package.json: exports["${subpath}"]`;
     if (typeof target !== "object") {
-      problems.push(`${where} must be {"${SOURCE_CONDITION}": "./src/….ts", "types": "./dist/….d.ts", "default": "./dist/….js"}`);
+      problems.push(
+        `${where} must be {"${SOURCE_CONDITION}": "./src/….ts", "types": "./dist/….d.ts", "default": "./dist/….js"}`,
+      );
       continue;
     }
     const conditions = Object.keys(target);
@@ -75,7 +77,8 @@ function binProblems(pkg: WorkspacePackage): string[] {
   const entries = typeof bin === "string" ? { [pkg.manifest.name]: bin } : (bin ?? {});
   return Object.entries(entries).flatMap(([command, target]) => {
     const source = /^dist\/(.+)\.js$/.exec(target);
-    if (!source) return [`package.json: bin "${command}" must be "dist/….js" (npm publish rewrites "./dist/…" and warns)`];
+    if (!source)
+      return [`package.json: bin "${command}" must be "dist/….js" (npm publish rewrites "./dist/…" and warns)`];
     const file = join(pkg.dir, "src", `${source[1]}.ts`);
     if (!existsSync(file)) return [`package.json: bin "${command}": src/${source[1]}.ts does not exist`];
     return readFileSync(file, "utf8").startsWith("#!/usr/bin/env node\n")
@@ -104,22 +107,32 @@ export function packageProblems(pkg: WorkspacePackage, expected: Expectations): 
   problems.push(...exportProblems(pkg), ...binProblems(pkg));
   for (const [name, range] of Object.entries(manifest.dependencies ?? {})) {
     if (name.startsWith("@nri-ts/") && !/^\^\d+\.\d+\.\d+$/.test(range)) {
-      problems.push(`package.json: dependency ${name} must be a caret range of its version (e.g. "^0.1.0"), not ${json(range)}`);
+      problems.push(
+        `package.json: dependency ${name} must be a caret range of its version (e.g. "^0.1.0"), not ${json(range)}`,
+      );
     }
   }
   const license = join(pkg.dir, "LICENSE");
-  if (!existsSync(license)) problems.push("LICENSE is missing: copy the root LICENSE (npm ships only the package's own)");
-  else if (readFileSync(license, "utf8") !== expected.license) problems.push("LICENSE differs from the root LICENSE: copy it again");
+  if (!existsSync(license))
+    problems.push("LICENSE is missing: copy the root LICENSE (npm ships only the package's own)");
+  else if (readFileSync(license, "utf8") !== expected.license)
+    problems.push("LICENSE differs from the root LICENSE: copy it again");
   const readmePath = join(pkg.dir, "README.md");
   if (!existsSync(readmePath)) {
     problems.push("README.md is missing");
   } else {
     const readme = readFileSync(readmePath, "utf8");
     if (!readme.includes(expected.nriVersion)) {
-      problems.push(`README.md must say which upstream version it matches: mention github.com/containerd/nri ${expected.nriVersion}`);
+      problems.push(
+        `README.md must say which upstream version it matches: mention github.com/containerd/nri ${expected.nriVersion}`,
+      );
     }
     if (!/```(ts|sh)\n/.test(readme)) problems.push("README.md needs a runnable example (a ```ts or ```sh block)");
-    if (!readme.includes("## API reference") || !readme.includes("npm run docs") || !readme.includes(apiPage(manifest.name))) {
+    if (
+      !readme.includes("## API reference") ||
+      !readme.includes("npm run docs") ||
+      !readme.includes(apiPage(manifest.name))
+    ) {
       problems.push(
         `README.md needs a section "## API reference" saying how to build it (npm run docs) and where its page is (${apiPage(manifest.name)})`,
       );

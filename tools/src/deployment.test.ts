@@ -25,15 +25,24 @@ const overlayDir = (pkg: WorkspacePackage, overlay: string) => join(pkg.dir, "de
 let rendered: Rendered = {};
 beforeAll(async () => {
   if (!haveGo) return;
-  const dirs = plugins.filter((pkg) => missingDeployFiles(pkg).length === 0).flatMap((pkg) => OVERLAYS.map((o) => overlayDir(pkg, o)));
+  const dirs = plugins
+    .filter((pkg) => missingDeployFiles(pkg).length === 0)
+    .flatMap((pkg) => OVERLAYS.map((o) => overlayDir(pkg, o)));
   rendered = await render(dirs);
 }, 600_000);
 
 /** Runs the plugin's program from its sources with the DaemonSet's arguments and -h: Go's flag parsing reaches -h only if every flag before it is known. */
 async function acceptsFlags(pkg: WorkspacePackage, args: string[]): Promise<string | undefined> {
-  const source = join(pkg.dir, programFile(pkg)!.replace(/^dist\//, "src/").replace(/\.js$/, ".ts"));
+  const source = join(
+    pkg.dir,
+    programFile(pkg)!
+      .replace(/^dist\//, "src/")
+      .replace(/\.js$/, ".ts"),
+  );
   try {
-    await run(process.execPath, ["--conditions=@nri-ts/source", "--import", "tsx", source, ...args, "-h"], { cwd: pkg.dir });
+    await run(process.execPath, ["--conditions=@nri-ts/source", "--import", "tsx", source, ...args, "-h"], {
+      cwd: pkg.dir,
+    });
     return undefined;
   } catch (error) {
     return `${pkg.path}: the DaemonSet's args ${JSON.stringify(args)} are refused by ${programFile(pkg)}: ${(error as { stderr?: string }).stderr?.split("\n")[0]}`;
@@ -42,7 +51,9 @@ async function acceptsFlags(pkg: WorkspacePackage, args: string[]): Promise<stri
 
 describe("deployment files of every plugin (CONTRIBUTING.md)", () => {
   it("finds the plugins", () => {
-    expect(plugins.map((pkg) => pkg.path)).toEqual(expect.arrayContaining(["packages/plugins/logger", "packages/plugins/template"]));
+    expect(plugins.map((pkg) => pkg.path)).toEqual(
+      expect.arrayContaining(["packages/plugins/logger", "packages/plugins/template"]),
+    );
   });
 
   describe.each(plugins.map((pkg) => [pkg.path, pkg] as const))("%s", (_, pkg) => {
@@ -52,14 +63,18 @@ describe("deployment files of every plugin (CONTRIBUTING.md)", () => {
       expect([...dockerfileProblems(pkg), ...readmeDeployProblems(pkg)]).toEqual([]);
     });
 
-    it.skipIf(!haveGo).each(OVERLAYS)("overlay %s renders a DaemonSet that runs the image with flags it accepts", async (overlay) => {
-      const resources = rendered[overlayDir(pkg, overlay)];
-      expect(resources, "not rendered: deployment files missing").toBeDefined();
-      if (!Array.isArray(resources)) throw new Error(`${pkg.path} overlay ${overlay}: ${resources!.error}`);
-      expect(daemonSetProblems(pkg, overlay, resources)).toEqual([]);
-      const args = (resources[0] as DaemonSet).spec?.template.spec?.containers[0]?.args ?? [];
-      expect(await acceptsFlags(pkg, args)).toBeUndefined();
-    }, 60_000);
+    it.skipIf(!haveGo).each(OVERLAYS)(
+      "overlay %s renders a DaemonSet that runs the image with flags it accepts",
+      async (overlay) => {
+        const resources = rendered[overlayDir(pkg, overlay)];
+        expect(resources, "not rendered: deployment files missing").toBeDefined();
+        if (!Array.isArray(resources)) throw new Error(`${pkg.path} overlay ${overlay}: ${resources!.error}`);
+        expect(daemonSetProblems(pkg, overlay, resources)).toEqual([]);
+        const args = (resources[0] as DaemonSet).spec?.template.spec?.containers[0]?.args ?? [];
+        expect(await acceptsFlags(pkg, args)).toBeUndefined();
+      },
+      60_000,
+    );
   });
 });
 
@@ -69,20 +84,32 @@ describe("the checks themselves", () => {
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   it("name a plugin without deployment files, with the fix", () => {
-    const bare = { ...logger, dir: work, path: "packages/plugins/new", manifest: { ...logger.manifest, name: "@nri-ts/plugin-new" } };
+    const bare = {
+      ...logger,
+      dir: work,
+      path: "packages/plugins/new",
+      manifest: { ...logger.manifest, name: "@nri-ts/plugin-new" },
+    };
     expect(missingDeployFiles(bare)[0]).toBe(
       'packages/plugins/new/deploy/Dockerfile is missing: every plugin ships deployment files (CONTRIBUTING.md, "Reference plugins"); copy packages/plugins/logger/deploy and replace "logger" with "new"',
     );
   });
 
-  it.skipIf(!haveGo)("refuse an unknown field, as Kubernetes' types decode strictly", async () => {
-    const copy = join(work, "deploy");
-    cpSync(join(logger.dir, "deploy"), copy, { recursive: true });
-    const daemonSet = join(copy, "kustomize/base/daemonset.yaml");
-    writeFileSync(daemonSet, readFileSync(daemonSet, "utf8").replace("volumeMounts:", "volumeMount:"));
-    const result = await render([join(copy, "kustomize/overlays/local")]);
-    expect(Object.values(result)[0]).toEqual({ error: 'DaemonSet nri-plugin-logger: error unmarshaling JSON: while decoding JSON: json: unknown field "volumeMount"' });
-  }, 600_000);
+  it.skipIf(!haveGo)(
+    "refuse an unknown field, as Kubernetes' types decode strictly",
+    async () => {
+      const copy = join(work, "deploy");
+      cpSync(join(logger.dir, "deploy"), copy, { recursive: true });
+      const daemonSet = join(copy, "kustomize/base/daemonset.yaml");
+      writeFileSync(daemonSet, readFileSync(daemonSet, "utf8").replace("volumeMounts:", "volumeMount:"));
+      const result = await render([join(copy, "kustomize/overlays/local")]);
+      expect(Object.values(result)[0]).toEqual({
+        error:
+          'DaemonSet nri-plugin-logger: error unmarshaling JSON: while decoding JSON: json: unknown field "volumeMount"',
+      });
+    },
+    600_000,
+  );
 
   it("see a socket mounted where the plugin does not connect", () => {
     const resources = rendered[overlayDir(logger, "local")];

@@ -43,7 +43,8 @@ export function isPlugin(pkg: WorkspacePackage): boolean {
 export function programFile(pkg: WorkspacePackage): string | undefined {
   const bin = pkg.manifest.bin;
   const entries = typeof bin === "string" ? [[`nri-${pluginName(pkg)}`, bin]] : Object.entries(bin ?? {});
-  const target = entries.length === 1 ? entries[0]![1] : entries.find(([command]) => command === `nri-${pluginName(pkg)}`)?.[1];
+  const target =
+    entries.length === 1 ? entries[0]![1] : entries.find(([command]) => command === `nri-${pluginName(pkg)}`)?.[1];
   return target?.replace(/^\.\//, "");
 }
 
@@ -68,10 +69,13 @@ export function dockerfileProblems(pkg: WorkspacePackage): string[] {
   if (!/^node:(2\d|[3-9]\d)(\.\d+)*-(bookworm-slim|trixie-slim|alpine[\d.]*)$/.test(image.from)) {
     problems.push(`FROM ${image.from}: use a small Node ≥ 20 base (node:20-bookworm-slim)`);
   }
-  if (image.workdir !== IMAGE_APP_DIR) problems.push(`WORKDIR must be ${IMAGE_APP_DIR}, where the packages are installed`);
+  if (image.workdir !== IMAGE_APP_DIR)
+    problems.push(`WORKDIR must be ${IMAGE_APP_DIR}, where the packages are installed`);
   const entrypoint = [IMAGE_NODE, `${IMAGE_APP_DIR}/node_modules/${pkg.manifest.name}/${program}`];
   if (JSON.stringify(image.entrypoint) !== JSON.stringify(entrypoint)) {
-    problems.push(`ENTRYPOINT must be ${JSON.stringify(entrypoint)} (the package's bin), not ${JSON.stringify(image.entrypoint)}`);
+    problems.push(
+      `ENTRYPOINT must be ${JSON.stringify(entrypoint)} (the package's bin), not ${JSON.stringify(image.entrypoint)}`,
+    );
   }
   if (!text.includes(`npm run image-context -- ${pkg.manifest.name} `)) {
     problems.push(`the build instructions must use \`npm run image-context -- ${pkg.manifest.name} <dir>\``);
@@ -96,7 +100,10 @@ export function daemonSetProblems(
 ): string[] {
   const name = pluginName(pkg);
   const where = `${pkg.path}/deploy/kustomize/overlays/${overlay}`;
-  return pluginDaemonSetProblems({ name, where, image: imageFor(name, overlay, pkg.manifest.version ?? ""), local: overlay === "local" }, resources);
+  return pluginDaemonSetProblems(
+    { name, where, image: imageFor(name, overlay, pkg.manifest.version ?? ""), local: overlay === "local" },
+    resources,
+  );
 }
 
 /** What a plugin's rendered overlay must run: any plugin's, a reference plugin's or one made by `npm create @nri-ts/plugin`. */
@@ -110,7 +117,10 @@ export interface WantedDaemonSet {
   local: boolean;
 }
 
-export function pluginDaemonSetProblems({ name, where, image, local }: WantedDaemonSet, resources: { kind?: string }[]): string[] {
+export function pluginDaemonSetProblems(
+  { name, where, image, local }: WantedDaemonSet,
+  resources: { kind?: string }[],
+): string[] {
   const sets = resources.filter((resource) => resource.kind === "DaemonSet") as DaemonSet[];
   if (sets.length !== 1) return [`${where}: renders ${sets.length} DaemonSets, expected one`];
   const set = sets[0]!;
@@ -118,7 +128,10 @@ export function pluginDaemonSetProblems({ name, where, image, local }: WantedDae
   const expect = (ok: boolean, problem: string) => ok || problems.push(`${where}: ${problem}`);
   const app = `nri-plugin-${name}`;
   expect(set.metadata?.name === app, `the DaemonSet must be named ${app}, not ${set.metadata?.name}`);
-  expect(set.metadata?.namespace === "kube-system", `the DaemonSet must be in kube-system, not ${set.metadata?.namespace}`);
+  expect(
+    set.metadata?.namespace === "kube-system",
+    `the DaemonSet must be in kube-system, not ${set.metadata?.namespace}`,
+  );
   const labels = set.spec?.template.metadata?.labels ?? {};
   const selector = set.spec?.selector.matchLabels ?? {};
   expect(selector["app.kubernetes.io/name"] === app, `the selector must match app.kubernetes.io/name: ${app}`);
@@ -127,14 +140,24 @@ export function pluginDaemonSetProblems({ name, where, image, local }: WantedDae
     "the pod template's labels must match the selector",
   );
   const containers = set.spec?.template.spec?.containers ?? [];
-  if (containers.length !== 1) return [...problems, `${where}: the pod must have one container, not ${containers.length}`];
+  if (containers.length !== 1)
+    return [...problems, `${where}: the pod must have one container, not ${containers.length}`];
   const container = containers[0]!;
   expect(container.image === image, `the image must be ${image}, not ${container.image}`);
   if (local) expect(container.imagePullPolicy === "Never", "a local image must have imagePullPolicy: Never");
   expect(container.command === undefined, "the container must not set command: the image's ENTRYPOINT runs the plugin");
-  expect(container.securityContext?.allowPrivilegeEscalation === false, "securityContext.allowPrivilegeEscalation must be false");
-  expect(container.securityContext?.capabilities?.drop?.includes("ALL") === true, "securityContext.capabilities.drop must hold ALL");
-  expect(container.resources?.requests?.memory !== undefined, "resources.requests.memory must be set (Node needs about 60Mi)");
+  expect(
+    container.securityContext?.allowPrivilegeEscalation === false,
+    "securityContext.allowPrivilegeEscalation must be false",
+  );
+  expect(
+    container.securityContext?.capabilities?.drop?.includes("ALL") === true,
+    "securityContext.capabilities.drop must hold ALL",
+  );
+  expect(
+    container.resources?.requests?.memory !== undefined,
+    "resources.requests.memory must be set (Node needs about 60Mi)",
+  );
   const volumes = new Map((set.spec?.template.spec?.volumes ?? []).map((volume) => [volume.name, volume]));
   for (const mount of container.volumeMounts ?? []) {
     expect(volumes.has(mount.name), `volumeMount ${mount.name} has no volume`);

@@ -22,10 +22,14 @@ if (unbuilt.length > 0) {
 
 const typedoc = join(dirname(createRequire(import.meta.url).resolve("typedoc/package.json")), "bin", "typedoc");
 try {
-  execFileSync(process.execPath, [typedoc, "--options", join(ROOT, "typedoc.json"), ...packages.map((pkg) => pkg.path)], {
-    cwd: ROOT,
-    stdio: "inherit",
-  });
+  execFileSync(
+    process.execPath,
+    [typedoc, "--options", join(ROOT, "typedoc.json"), ...packages.map((pkg) => pkg.path)],
+    {
+      cwd: ROOT,
+      stdio: "inherit",
+    },
+  );
 } catch {
   console.error("docs: TypeDoc failed (its warnings are errors here: see above)");
   process.exit(1);
@@ -33,7 +37,9 @@ try {
 
 const missing = packages.filter((pkg) => !existsSync(join(ROOT, apiPage(pkg.manifest.name))));
 if (missing.length > 0) {
-  console.error(`docs: no page for ${missing.map((pkg) => `${pkg.manifest.name} (${apiPage(pkg.manifest.name)})`).join(", ")}`);
+  console.error(
+    `docs: no page for ${missing.map((pkg) => `${pkg.manifest.name} (${apiPage(pkg.manifest.name)})`).join(", ")}`,
+  );
   process.exit(1);
 }
 console.log(`docs: the API reference of ${packages.length} packages is in ${API_DOCS}/ (open ${API_DOCS}/index.html)`);

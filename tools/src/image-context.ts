@@ -13,4 +13,5 @@ if (!name || !dir) {
   process.exit(2);
 }
 mkdirSync(resolve(dir), { recursive: true });
-for (const tarball of Object.values(await pack(dependencyClosure(name), resolve(dir)))) process.stdout.write(`${tarball}\n`);
+for (const tarball of Object.values(await pack(dependencyClosure(name), resolve(dir))))
+  process.stdout.write(`${tarball}\n`);

@@ -28,5 +28,10 @@ export async function pack(names: string[], dir: string): Promise<Record<string,
     ["pack", "--json", "--pack-destination", dir, ...names.flatMap((name) => ["-w", name])],
     { cwd: ROOT, maxBuffer: 64 << 20 },
   );
-  return Object.fromEntries((JSON.parse(stdout) as { name: string; filename: string }[]).map((entry) => [entry.name, join(dir, entry.filename)]));
+  return Object.fromEntries(
+    (JSON.parse(stdout) as { name: string; filename: string }[]).map((entry) => [
+      entry.name,
+      join(dir, entry.filename),
+    ]),
+  );
 }

@@ -15,7 +15,9 @@ import { pluginProgram, simulate } from "@nri-ts/sim";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { workspacePackages } from "./workspace.js";
 
-const plugins = workspacePackages().filter((pkg) => pkg.path.startsWith("packages/plugins/") && pkg.manifest.bin !== undefined);
+const plugins = workspacePackages().filter(
+  (pkg) => pkg.path.startsWith("packages/plugins/") && pkg.manifest.bin !== undefined,
+);
 const SCENARIO = "pods: [{name: web}]\nsteps: [{run-pod: web}]\n";
 
 interface Start {
@@ -71,7 +73,9 @@ describe("reference plugin programs", () => {
           waitPlugins: registers.length,
           waitTimeoutMs: 60_000, // Node with tsx starts in seconds on a busy machine
           clock: "virtual",
-          observer: { listening: (socket) => children.push(program.spawn([...args, flag, socket], { stdio: "ignore" })) },
+          observer: {
+            listening: (socket) => children.push(program.spawn([...args, flag, socket], { stdio: "ignore" })),
+          },
         });
         expect(report.plugins.map((p) => p.name)).toEqual(registers);
         for (const path of creates) expect((await stat(path)).isDirectory()).toBe(true);

@@ -6,7 +6,15 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { exampleKind, TIMEOUT_MS, runPluginModule, runPluginProgram, runScript, runTest, typeErrors } from "./example-runner.js";
+import {
+  exampleKind,
+  TIMEOUT_MS,
+  runPluginModule,
+  runPluginProgram,
+  runScript,
+  runTest,
+  typeErrors,
+} from "./example-runner.js";
 import { type Example, printedMatches, readmeExamples } from "./readme-examples.js";
 import { ROOT, workspacePackages } from "./workspace.js";
 
@@ -23,7 +31,10 @@ interface Readme {
   examples: Example[];
 }
 
-const readmes: Readme[] = [{ path: "README.md", dir: ROOT }, ...workspacePackages().map((pkg) => ({ path: `${pkg.path}/README.md`, dir: pkg.dir }))]
+const readmes: Readme[] = [
+  { path: "README.md", dir: ROOT },
+  ...workspacePackages().map((pkg) => ({ path: `${pkg.path}/README.md`, dir: pkg.dir })),
+]
   .filter(({ path }) => existsSync(join(ROOT, path)))
   .map(({ path, dir }, i) => {
     const out = join(work, String(i), "test");
@@ -35,7 +46,11 @@ const readmes: Readme[] = [{ path: "README.md", dir: ROOT }, ...workspacePackage
 
 // One program for all of them: the workspace's sources are parsed once.
 const errors = typeErrors(
-  new Map(readmes.flatMap((readme) => readme.examples.map((example) => [join(readme.out, example.file), example.code] as const))),
+  new Map(
+    readmes.flatMap((readme) =>
+      readme.examples.map((example) => [join(readme.out, example.file), example.code] as const),
+    ),
+  ),
 );
 
 /** Named examples that another example imports run as part of it. */
@@ -51,9 +66,11 @@ function lines(text: string): string[] {
 describe.each(readmes.map((readme) => [readme.path, readme] as const))("%s", (_, readme) => {
   it("examples type-check", () => {
     const prefix = `${readme.out}/`;
-    expect(errors.filter((error) => error.startsWith(prefix)).map((error) => `${readme.path} example ${relative(readme.out, error)}`)).toEqual(
-      [],
-    );
+    expect(
+      errors
+        .filter((error) => error.startsWith(prefix))
+        .map((error) => `${readme.path} example ${relative(readme.out, error)}`),
+    ).toEqual([]);
   });
 
   const runnable = readme.examples.filter((example) => !(example.named && importedByAnother(readme, example)));
@@ -66,14 +83,20 @@ describe.each(readmes.map((readme) => [readme.path, readme] as const))("%s", (_,
         const report = await runPluginModule(file);
         expect(report.failures).toEqual([]);
         expect(report.steps.flatMap((step) => step.events).filter((event) => event.error)).toEqual([]);
-        expect(report.steps.some((step) => step.events.length > 0), "the plugin received no event").toBe(true);
+        expect(
+          report.steps.some((step) => step.events.length > 0),
+          "the plugin received no event",
+        ).toBe(true);
         return;
       }
       if (kind === "plugin-program") {
         const { report, program } = await runPluginProgram(file, readme.dir);
         expect(report.failures, program.stderr).toEqual([]);
         expect(report.plugins.map((plugin) => plugin.source)).toEqual(["external"]);
-        expect(report.steps.some((step) => step.events.length > 0), "the plugin received no event").toBe(true);
+        expect(
+          report.steps.some((step) => step.events.length > 0),
+          "the plugin received no event",
+        ).toBe(true);
         // The runtime went away at the end: a plugin program exits 1 then, as Go plugins do.
         expect(program.exitCode, `exit code ${program.exitCode}, stderr:\n${program.stderr}`).toBe(1);
         if (example.prints) expect(printedMatches(lines(program.stdout), example.prints), program.stdout).toBe(true);
@@ -83,9 +106,10 @@ describe.each(readmes.map((readme) => [readme.path, readme] as const))("%s", (_,
       expect(result.exitCode, `exit code ${result.exitCode}, stderr:\n${result.stderr}`).toBe(0);
       if (kind === "script" && example.prints) {
         const printed = lines(result.stdout);
-        expect(printedMatches(printed, example.prints), `printed:\n${result.stdout}\nREADME says:\n${example.prints.join("\n")}`).toBe(
-          true,
-        );
+        expect(
+          printedMatches(printed, example.prints),
+          `printed:\n${result.stdout}\nREADME says:\n${example.prints.join("\n")}`,
+        ).toBe(true);
       }
     },
     TIMEOUT_MS * 2,

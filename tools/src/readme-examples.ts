@@ -64,7 +64,9 @@ export function readmeExamples(readme: string): Example[] {
     const next = all[i + 1];
     const output = next && next.lang === "" && /\bprints:?\s*$/.test(next.before.trim()) ? next.body : undefined;
     if (block.name !== undefined && !/^[\w.-]+\.ts$/.test(block.name)) {
-      throw new Error(`line ${block.line}: a block's name must be a file name ending in .ts, not ${JSON.stringify(block.name)}`);
+      throw new Error(
+        `line ${block.line}: a block's name must be a file name ending in .ts, not ${JSON.stringify(block.name)}`,
+      );
     }
     examples.push({
       number,

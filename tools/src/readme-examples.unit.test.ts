@@ -32,14 +32,23 @@ describe("readmeExamples", () => {
   it("finds ts blocks, their names and what they print", () => {
     expect(readmeExamples(readme)).toEqual([
       { number: 1, line: 2, file: "helper.ts", named: true, code: "export const two = 2;\n", prints: undefined },
-      { number: 2, line: 6, file: "example-2.ts", named: false, code: expect.stringContaining("console.log(two)"), prints: ["2"] },
+      {
+        number: 2,
+        line: 6,
+        file: "example-2.ts",
+        named: false,
+        code: expect.stringContaining("console.log(two)"),
+        prints: ["2"],
+      },
       { number: 3, line: 15, file: "example-3.test.ts", named: false, code: expect.any(String), prints: ["a", "b"] },
     ]);
   });
 
   it("refuses an unclosed block and a bad name", () => {
     expect(() => readmeExamples("```ts\nx")).toThrow("line 1: the block is never closed");
-    expect(() => readmeExamples("```ts my plugin\n```")).toThrow('line 1: a block\'s name must be a file name ending in .ts, not "my plugin"');
+    expect(() => readmeExamples("```ts my plugin\n```")).toThrow(
+      'line 1: a block\'s name must be a file name ending in .ts, not "my plugin"',
+    );
   });
 });
 

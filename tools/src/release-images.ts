@@ -11,7 +11,8 @@ for (const pkg of publicPackages().filter(isPlugin)) {
   const file = join(pkg.dir, "deploy/kustomize/overlays/release/kustomization.yaml");
   const text = readFileSync(file, "utf8");
   const pattern = new RegExp(`(newName: ghcr\\.io/nri-ts/nri-plugin-${pluginName(pkg)}\\n\\s+newTag: )\\S+`);
-  if (!pattern.test(text)) throw new Error(`${file}: no newName/newTag pair for ghcr.io/nri-ts/nri-plugin-${pluginName(pkg)}`);
+  if (!pattern.test(text))
+    throw new Error(`${file}: no newName/newTag pair for ghcr.io/nri-ts/nri-plugin-${pluginName(pkg)}`);
   const updated = text.replace(pattern, `$1${pkg.manifest.version}`);
   if (updated !== text) {
     writeFileSync(file, updated);

@@ -16,7 +16,11 @@ import type { Manifest } from "../src/workspace.js";
 
 const run = promisify(execFile);
 const { tarballs, extracted } = inject("packed");
-const ATTW = join(dirname(createRequire(import.meta.url).resolve("@arethetypeswrong/cli/package.json")), "dist", "index.js");
+const ATTW = join(
+  dirname(createRequire(import.meta.url).resolve("@arethetypeswrong/cli/package.json")),
+  "dist",
+  "index.js",
+);
 
 function files(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
@@ -25,7 +29,9 @@ function files(dir: string): string[] {
 }
 
 function exportTargets(manifest: Manifest): string[] {
-  return Object.values(manifest.exports ?? {}).flatMap((target) => (typeof target === "string" ? [target] : Object.values(target)));
+  return Object.values(manifest.exports ?? {}).flatMap((target) =>
+    typeof target === "string" ? [target] : Object.values(target),
+  );
 }
 
 describe.each(Object.keys(tarballs).map((name) => [name] as const))("%s tarball", (name) => {
@@ -34,14 +40,23 @@ describe.each(Object.keys(tarballs).map((name) => [name] as const))("%s tarball"
   const contents = files(root);
 
   it("publint finds nothing, suggestions included", async () => {
-    const { messages, pkg } = await publint({ pack: { tarball: readFileSync(tarballs[name]!).buffer as ArrayBuffer }, level: "suggestion", strict: true });
+    const { messages, pkg } = await publint({
+      pack: { tarball: readFileSync(tarballs[name]!).buffer as ArrayBuffer },
+      level: "suggestion",
+      strict: true,
+    });
     expect(messages.map((message) => formatMessage(message, pkg))).toEqual([]);
   });
 
   it("are-the-types-wrong finds nothing for ESM (node16, bundler)", async () => {
-    const result = await run(process.execPath, [ATTW, tarballs[name]!, "--profile", "esm-only", "--format", "ascii"]).catch(
-      (error: { stdout: string; stderr: string }) => ({ ...error, failed: true }),
-    );
+    const result = await run(process.execPath, [
+      ATTW,
+      tarballs[name]!,
+      "--profile",
+      "esm-only",
+      "--format",
+      "ascii",
+    ]).catch((error: { stdout: string; stderr: string }) => ({ ...error, failed: true }));
     expect("failed" in result, `${result.stdout}\n${result.stderr}`).toBe(false);
   });
 
@@ -50,7 +65,9 @@ describe.each(Object.keys(tarballs).map((name) => [name] as const))("%s tarball"
     const missing = [...exportTargets(manifest), ...bins].filter((target) => !existsSync(join(root, target)));
     expect(missing).toEqual([]);
     // A create package's template/ is the project it writes, tests included.
-    const shipped = manifest.name.startsWith("@nri-ts/create-") ? contents.filter((file) => !file.startsWith("template/")) : contents;
+    const shipped = manifest.name.startsWith("@nri-ts/create-")
+      ? contents.filter((file) => !file.startsWith("template/"))
+      : contents;
     expect(shipped.filter((file) => /\.test\.|tsbuildinfo|\/fixtures\//.test(file))).toEqual([]);
     expect(contents).toContain("LICENSE");
   });
@@ -62,7 +79,10 @@ describe.each(Object.keys(tarballs).map((name) => [name] as const))("%s tarball"
       const { sources } = JSON.parse(readFileSync(join(root, map), "utf8")) as { sources: string[] };
       return sources
         .filter((source) => !existsSync(join(root, dirname(map), source)))
-        .map((source) => `${map}: ${source} is not in the tarball (a file left in dist/ by an older build, or restored with it from the nx cache? npx nx reset, rm -rf dist, build again)`);
+        .map(
+          (source) =>
+            `${map}: ${source} is not in the tarball (a file left in dist/ by an older build, or restored with it from the nx cache? npx nx reset, rm -rf dist, build again)`,
+        );
     });
     expect(unresolved).toEqual([]);
   });
@@ -75,13 +95,19 @@ describe.each(Object.keys(tarballs).map((name) => [name] as const))("%s tarball"
       if (seen.has(file)) return false;
       seen.add(file);
       if (usesNodeDirectly(file)) return true;
-      return [...text(file).matchAll(/from "(\.{1,2}\/[^"]+)\.js"/g)].some(([, path]) => usesNode(join(dirname(file), `${path}.d.ts`), seen));
+      return [...text(file).matchAll(/from "(\.{1,2}\/[^"]+)\.js"/g)].some(([, path]) =>
+        usesNode(join(dirname(file), `${path}.d.ts`), seen),
+      );
     };
-    const entries = exportTargets(manifest).filter((target) => target.endsWith(".d.ts")).map((target) => target.replace(/^\.\//, ""));
+    const entries = exportTargets(manifest)
+      .filter((target) => target.endsWith(".d.ts"))
+      .map((target) => target.replace(/^\.\//, ""));
     const needing = entries.filter((entry) => usesNode(entry));
     if (needing.length === 0) return;
     expect(manifest.peerDependencies?.["@types/node"], `${needing[0]} uses Node's types`).toBeDefined();
-    const unreferenced = needing.filter((entry) => !readFileSync(join(root, entry), "utf8").includes('/// <reference types="node"'));
+    const unreferenced = needing.filter(
+      (entry) => !readFileSync(join(root, entry), "utf8").includes('/// <reference types="node"'),
+    );
     expect(unreferenced, 'entry declarations without /// <reference types="node" preserve="true" />').toEqual([]);
   });
 });

@@ -27,15 +27,19 @@ const { FORCE_COLOR: _, ...inherited } = process.env;
 const env = { ...inherited, NO_COLOR: "1" };
 
 function sh(cwd: string, command: string, ...args: string[]) {
-  return runFile(command, args, { cwd, env, maxBuffer: 64 << 20 }).catch((error: { code: number; stdout: string; stderr: string }) => {
-    throw new Error(`${command} ${args.join(" ")} exited ${error.code}:\n${error.stdout}\n${error.stderr}`);
-  });
+  return runFile(command, args, { cwd, env, maxBuffer: 64 << 20 }).catch(
+    (error: { code: number; stdout: string; stderr: string }) => {
+      throw new Error(`${command} ${args.join(" ")} exited ${error.code}:\n${error.stdout}\n${error.stderr}`);
+    },
+  );
 }
 // npm's own flags first: what follows a command's arguments goes to the program npm exec and npm create run.
 const npm = (cwd: string, ...args: string[]) => sh(cwd, "npm", "--no-audit", "--no-fund", "--prefer-offline", ...args);
 
-const manifest = () => JSON.parse(readFileSync(join(project, "package.json"), "utf8")) as Record<string, Record<string, string>>;
-const packedVersion = (name: string) => (JSON.parse(readFileSync(join(extracted[name]!, "package.json"), "utf8")) as { version: string }).version;
+const manifest = () =>
+  JSON.parse(readFileSync(join(project, "package.json"), "utf8")) as Record<string, Record<string, string>>;
+const packedVersion = (name: string) =>
+  (JSON.parse(readFileSync(join(extracted[name]!, "package.json"), "utf8")) as { version: string }).version;
 
 /** What the project depends on among our packages, as the scaffolder wrote it. */
 let ours: Record<string, string> = {};
@@ -45,7 +49,9 @@ beforeAll(async () => {
   // What `npm create @nri-ts/plugin my-plugin` does: npm exec of @nri-ts/create-plugin's bin.
   await npm(start, "exec", "--yes", `--package=${tarballs["@nri-ts/create-plugin"]!}`, "--", "create-plugin", NAME);
   const { dependencies, devDependencies } = manifest();
-  ours = Object.fromEntries(Object.entries({ ...dependencies, ...devDependencies }).filter(([name]) => name.startsWith("@nri-ts/")));
+  ours = Object.fromEntries(
+    Object.entries({ ...dependencies, ...devDependencies }).filter(([name]) => name.startsWith("@nri-ts/")),
+  );
   // Our packages from their tarballs (with every one of ours they need), the rest from the registry.
   const packed = new Set(Object.keys(ours).flatMap(dependencyClosure));
   await npm(project, "install", ...[...packed].map((name) => tarballs[name]!));
@@ -87,23 +93,37 @@ describe("npm create @nri-ts/plugin, from the tarballs", () => {
   it("has a Dockerfile that copies files the project has and runs its program", () => {
     const text = readFileSync(join(project, "deploy", "Dockerfile"), "utf8");
     const image = parseDockerfile(text);
-    expect(image).toMatchObject({ from: "node:20-bookworm-slim", workdir: "/app", entrypoint: ["/usr/local/bin/node", "/app/dist/main.js"] });
-    const sources = [...text.matchAll(/^COPY (?!--from)(.+)$/gm)].flatMap(([, args]) => args!.trim().split(/\s+/).slice(0, -1));
+    expect(image).toMatchObject({
+      from: "node:20-bookworm-slim",
+      workdir: "/app",
+      entrypoint: ["/usr/local/bin/node", "/app/dist/main.js"],
+    });
+    const sources = [...text.matchAll(/^COPY (?!--from)(.+)$/gm)].flatMap(([, args]) =>
+      args!.trim().split(/\s+/).slice(0, -1),
+    );
     expect(sources).toEqual(["package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json", "src"]);
     expect(sources.filter((source) => !existsSync(join(project, source)))).toEqual([]);
   });
 
-  it.skipIf(!haveGo)("has overlays that render a DaemonSet running its image with flags its program accepts", async () => {
-    const overlays = { local: `localhost/nri-plugin-${NAME}:dev`, release: `registry.example.com/nri-plugin-${NAME}:0.1.0` };
-    const dirs = Object.keys(overlays).map((overlay) => join(project, "deploy/kustomize/overlays", overlay));
-    const rendered = await render(dirs);
-    for (const [overlay, image] of Object.entries(overlays)) {
-      const resources = rendered[join(project, "deploy/kustomize/overlays", overlay)];
-      if (!Array.isArray(resources)) throw new Error(`overlay ${overlay}: ${resources?.error ?? "not rendered"}`);
-      expect(pluginDaemonSetProblems({ name: NAME, where: overlay, image, local: overlay === "local" }, resources)).toEqual([]);
-      const args = (resources[0] as DaemonSet).spec?.template.spec?.containers[0]?.args ?? [];
-      const help = await sh(project, process.execPath, "dist/main.js", ...args, "-h");
-      expect(help.stderr).toContain(`Usage of nri-${NAME}:`);
-    }
-  });
+  it.skipIf(!haveGo)(
+    "has overlays that render a DaemonSet running its image with flags its program accepts",
+    async () => {
+      const overlays = {
+        local: `localhost/nri-plugin-${NAME}:dev`,
+        release: `registry.example.com/nri-plugin-${NAME}:0.1.0`,
+      };
+      const dirs = Object.keys(overlays).map((overlay) => join(project, "deploy/kustomize/overlays", overlay));
+      const rendered = await render(dirs);
+      for (const [overlay, image] of Object.entries(overlays)) {
+        const resources = rendered[join(project, "deploy/kustomize/overlays", overlay)];
+        if (!Array.isArray(resources)) throw new Error(`overlay ${overlay}: ${resources?.error ?? "not rendered"}`);
+        expect(
+          pluginDaemonSetProblems({ name: NAME, where: overlay, image, local: overlay === "local" }, resources),
+        ).toEqual([]);
+        const args = (resources[0] as DaemonSet).spec?.template.spec?.containers[0]?.args ?? [];
+        const help = await sh(project, process.execPath, "dist/main.js", ...args, "-h");
+        expect(help.stderr).toContain(`Usage of nri-${NAME}:`);
+      }
+    },
+  );
 });

@@ -27,7 +27,8 @@ declare module "vitest" {
 export default async function setup(project: TestProject): Promise<() => void> {
   const packages = publicPackages();
   const missing = packages.filter((pkg) => !existsSync(join(pkg.dir, "dist")));
-  if (missing.length > 0) throw new Error(`not built: ${missing.map((pkg) => pkg.path).join(", ")}; run npm run build first`);
+  if (missing.length > 0)
+    throw new Error(`not built: ${missing.map((pkg) => pkg.path).join(", ")}; run npm run build first`);
   const work = mkdtempSync(join(tmpdir(), "nri-tarballs-"));
   const names = packages.map((pkg) => pkg.manifest.name);
   const tarballs = await pack(names, work);

@@ -28,16 +28,20 @@ const { FORCE_COLOR: _, ...inherited } = process.env;
 const env = { ...inherited, NO_COLOR: "1" };
 
 function sh(command: string, args: string[]) {
-  return runFile(command, args, { cwd: project, env, maxBuffer: 64 << 20 }).catch((error: { code: number; stdout: string; stderr: string }) => {
-    throw new Error(`${command} ${args.join(" ")} exited ${error.code}:\n${error.stdout}\n${error.stderr}`);
-  });
+  return runFile(command, args, { cwd: project, env, maxBuffer: 64 << 20 }).catch(
+    (error: { code: number; stdout: string; stderr: string }) => {
+      throw new Error(`${command} ${args.join(" ")} exited ${error.code}:\n${error.stdout}\n${error.stderr}`);
+    },
+  );
 }
 
 const npm = (...args: string[]) => sh("npm", [...args, "--no-audit", "--no-fund", "--prefer-offline"]);
 const npx = (...args: string[]) => sh("npx", ["--no-install", ...args]);
 
 function readmeBlock(path: string, predicate: (code: string, file: string) => boolean): string {
-  const found = readmeExamples(readFileSync(join(ROOT, path), "utf8")).find((example) => predicate(example.code, example.file));
+  const found = readmeExamples(readFileSync(join(ROOT, path), "utf8")).find((example) =>
+    predicate(example.code, example.file),
+  );
   if (!found) throw new Error(`${path}: the example this test follows is gone`);
   return found.code;
 }
@@ -52,15 +56,30 @@ async function typeCheckWithInitDefaults(): Promise<string> {
 
 beforeAll(async () => {
   mkdirSync(project, { recursive: true });
-  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "first-plugin", private: true, type: "module" }, null, 2));
+  writeFileSync(
+    join(project, "package.json"),
+    JSON.stringify({ name: "first-plugin", private: true, type: "module" }, null, 2),
+  );
   // What a plugin author installs: the stub and the api, nri-sim and tsx, TypeScript and vitest.
   const ours = new Set(["@nri-ts/stub", "@nri-ts/api", "@nri-ts/sim"].flatMap(dependencyClosure));
   await npm("install", ...[...ours].map((name) => tarballs[name]!), "tsx", TYPESCRIPT_5_9, VITEST);
   // The root README's plugin, its main, and sim's README test of a plugin.
-  writeFileSync(join(project, "annotate.ts"), readmeBlock("README.md", (code) => code.startsWith("// annotate.ts")));
-  writeFileSync(join(project, "main.ts"), 'import { runPlugin } from "@nri-ts/stub";\nimport { plugin } from "./annotate.js";\n\nawait runPlugin(plugin);\n');
-  writeFileSync(join(project, "my-plugin.ts"), readmeBlock("packages/sim/README.md", (_, file) => file === "my-plugin.ts"));
-  writeFileSync(join(project, "my-plugin.test.ts"), readmeBlock("packages/sim/README.md", (_, file) => file === "my-plugin.test.ts"));
+  writeFileSync(
+    join(project, "annotate.ts"),
+    readmeBlock("README.md", (code) => code.startsWith("// annotate.ts")),
+  );
+  writeFileSync(
+    join(project, "main.ts"),
+    'import { runPlugin } from "@nri-ts/stub";\nimport { plugin } from "./annotate.js";\n\nawait runPlugin(plugin);\n',
+  );
+  writeFileSync(
+    join(project, "my-plugin.ts"),
+    readmeBlock("packages/sim/README.md", (_, file) => file === "my-plugin.ts"),
+  );
+  writeFileSync(
+    join(project, "my-plugin.test.ts"),
+    readmeBlock("packages/sim/README.md", (_, file) => file === "my-plugin.test.ts"),
+  );
   writeFileSync(join(project, "scenario.yaml"), LIFECYCLE);
 }, 600_000);
 afterAll(() => rmSync(project, { recursive: true, force: true }));
@@ -71,7 +90,15 @@ describe("a plugin in an empty project, from the tarballs", () => {
   });
 
   it("runs in nri-sim as a module, with the adjustments the README promises", async () => {
-    const { stdout } = await npx("nri-sim", "run", "scenario.yaml", "--plugin", "10-annotate=./annotate.ts", "--clock", "virtual");
+    const { stdout } = await npx(
+      "nri-sim",
+      "run",
+      "scenario.yaml",
+      "--plugin",
+      "10-annotate=./annotate.ts",
+      "--clock",
+      "virtual",
+    );
     expect(stdout).toContain("plugins: 10-annotate (module ./annotate.ts)");
     expect(stdout).toMatch(/annotation example\.com\/seen-by=annotate +10-annotate/);
     expect(stdout).toMatch(/env POD_NAME=web +10-annotate/);
@@ -82,7 +109,10 @@ describe("a plugin in an empty project, from the tarballs", () => {
     const plugins = join(project, "plugins");
     mkdirSync(plugins, { recursive: true });
     // `node --import tsx`, not the tsx command: that one runs the program in a child process, which loses fd 3.
-    writeFileSync(join(plugins, "10-annotate"), `#!/bin/sh\ncd ${project} && exec ${process.execPath} --import tsx main.ts\n`);
+    writeFileSync(
+      join(plugins, "10-annotate"),
+      `#!/bin/sh\ncd ${project} && exec ${process.execPath} --import tsx main.ts\n`,
+    );
     chmodSync(join(plugins, "10-annotate"), 0o755);
     const { stdout } = await npx("nri-sim", "run", "scenario.yaml", "--plugin-dir", plugins);
     expect(stdout).toMatch(/plugins: 10-annotate \(executable/);
@@ -95,7 +125,10 @@ describe("a plugin in an empty project, from the tarballs", () => {
   });
 
   it("loads with require() from CommonJS on this Node", async () => {
-    const { stdout } = await sh(process.execPath, ["-e", 'console.log(typeof require("@nri-ts/stub").runPlugin, require("@nri-ts/api").NRI_VERSION)']);
+    const { stdout } = await sh(process.execPath, [
+      "-e",
+      'console.log(typeof require("@nri-ts/stub").runPlugin, require("@nri-ts/api").NRI_VERSION)',
+    ]);
     expect(stdout).toMatch(/^function v\d+\.\d+\.\d+\n$/);
   });
 

@@ -153,12 +153,18 @@ async function timeAdaptation(c: Case, emptyDir: string): Promise<Timing> {
     name: plugin.name,
     handlers: { createContainer: () => CreateContainerResponse.decode(plugin.response) },
   }));
-  const adaptation = new Adaptation("bench", "v0.0.0", (synchronize) => synchronize([], []).then(() => undefined), async () => [], {
-    pluginPath: emptyDir,
-    pluginConfigPath: emptyDir,
-    externalConnections: false,
-    builtinPlugins,
-  });
+  const adaptation = new Adaptation(
+    "bench",
+    "v0.0.0",
+    (synchronize) => synchronize([], []).then(() => undefined),
+    async () => [],
+    {
+      pluginPath: emptyDir,
+      pluginConfigPath: emptyDir,
+      externalConnections: false,
+      builtinPlugins,
+    },
+  );
   await adaptation.start();
   let error: string | undefined;
   const once = async () => {
@@ -207,7 +213,8 @@ type Measure = "nsPerOp" | "cpuNsPerOp";
 const fastest = (timings: Timing[], measure: Measure): number | undefined =>
   timings.length === 0 ? undefined : Math.min(...timings.map((t) => t[measure])) / 1000;
 const us = (x: number | undefined) => (x === undefined ? "n/a" : x.toFixed(1));
-const ratio = (ours: number | undefined, go: number | undefined) => (ours !== undefined && go !== undefined ? (ours / go).toFixed(2) : "n/a");
+const ratio = (ours: number | undefined, go: number | undefined) =>
+  ours !== undefined && go !== undefined ? (ours / go).toFixed(2) : "n/a";
 
 interface Row {
   answers: Answers;

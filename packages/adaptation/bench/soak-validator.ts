@@ -21,8 +21,11 @@ await runPlugin(
     validateContainerAdjustment(request) {
       for (const rlimit of request.adjust?.rlimits ?? []) {
         if (rlimit.type === "RLIMIT_NOFILE" && rlimit.hard > NOFILE_CEILING) {
-          const owner = request.owners?.owners[request.container?.id ?? ""]?.compound[Field.Rlimits]?.owners.RLIMIT_NOFILE;
-          throw new Error(`RLIMIT_NOFILE hard limit ${rlimit.hard} (set by ${owner ?? "?"}) is above ${NOFILE_CEILING}`);
+          const owner =
+            request.owners?.owners[request.container?.id ?? ""]?.compound[Field.Rlimits]?.owners.RLIMIT_NOFILE;
+          throw new Error(
+            `RLIMIT_NOFILE hard limit ${rlimit.hard} (set by ${owner ?? "?"}) is above ${NOFILE_CEILING}`,
+          );
         }
       }
     },

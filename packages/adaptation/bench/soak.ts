@@ -59,8 +59,16 @@ const CONNECT_TIMEOUT_MS = 120_000;
 const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const GAUGE = source("./soak-gauge.ts");
 const PLUGINS = [
-  { fullName: "10-ulimit-adjuster", program: source("../../plugins/ulimit-adjuster/src/main.ts"), args: ["-idx", "10", "-socket"] },
-  { fullName: "50-logger", program: source("../../plugins/logger/src/main.ts"), args: ["-idx", "50", "-log-file", "/dev/null", "-socket-path"] },
+  {
+    fullName: "10-ulimit-adjuster",
+    program: source("../../plugins/ulimit-adjuster/src/main.ts"),
+    args: ["-idx", "10", "-socket"],
+  },
+  {
+    fullName: "50-logger",
+    program: source("../../plugins/logger/src/main.ts"),
+    args: ["-idx", "50", "-log-file", "/dev/null", "-socket-path"],
+  },
   { fullName: "90-soak-validator", program: source("./soak-validator.ts"), args: [] },
 ];
 
@@ -120,7 +128,10 @@ async function lifecycle(nri: Adaptation, i: number): Promise<boolean> {
   const pod = podOf(i, limit);
   await nri.runPodSandbox({ pod });
   const createdAt = BigInt(Date.now()) * 1_000_000n;
-  const request = CreateContainerRequest.fromPartial({ pod, container: containerOf(i, ContainerState.CONTAINER_CREATED) });
+  const request = CreateContainerRequest.fromPartial({
+    pod,
+    container: containerOf(i, ContainerState.CONTAINER_CREATED),
+  });
   let rejected = false;
   try {
     const { adjust } = await nri.createContainer(request);
@@ -187,13 +198,29 @@ async function sample(lifecycles: number, plugins: PluginProcess[]): Promise<Sam
   globalThis.gc!();
   const { rss, heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
   const spaces = Object.fromEntries(getHeapSpaceStatistics().map((space) => [space.space_name, kib(space.space_size)]));
-  const runtime = { rssKiB: kib(rss), heapKiB: kib(heapUsed), heapTotalKiB: kib(heapTotal), externalKiB: kib(external), arrayBuffersKiB: kib(arrayBuffers), spaces };
+  const runtime = {
+    rssKiB: kib(rss),
+    heapKiB: kib(heapUsed),
+    heapTotalKiB: kib(heapTotal),
+    externalKiB: kib(external),
+    arrayBuffersKiB: kib(arrayBuffers),
+    spaces,
+  };
   return { lifecycles, runtime, plugins: await Promise.all(plugins.map(pluginMemory)) };
 }
 
 function startPlugin(socketPath: string, spec: (typeof PLUGINS)[number]): PluginProcess {
-  const node = ["--expose-gc", "--conditions=@nri-ts/source", "--import", import.meta.resolve("tsx"), "--import", GAUGE];
-  const child = spawn(process.execPath, [...node, spec.program, ...spec.args, socketPath], { stdio: ["ignore", "ignore", "pipe", "ipc"] });
+  const node = [
+    "--expose-gc",
+    "--conditions=@nri-ts/source",
+    "--import",
+    import.meta.resolve("tsx"),
+    "--import",
+    GAUGE,
+  ];
+  const child = spawn(process.execPath, [...node, spec.program, ...spec.args, socketPath], {
+    stdio: ["ignore", "ignore", "pipe", "ipc"],
+  });
   const stderr: string[] = [];
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
     stderr.push(...chunk.split("\n").filter(Boolean));
@@ -247,7 +274,9 @@ function growth(lifecycles: number[], series: number[]): number {
 function rssGrowth(samples: Sample[]): string | undefined {
   const start = samples.findIndex((s) => s.lifecycles >= WARM_UP);
   const base = samples[start]!.runtime;
-  const peak = samples.slice(start + 1).reduce<Sample | undefined>((top, s) => (!top || s.runtime.rssKiB > top.runtime.rssKiB ? s : top), undefined);
+  const peak = samples
+    .slice(start + 1)
+    .reduce<Sample | undefined>((top, s) => (!top || s.runtime.rssKiB > top.runtime.rssKiB ? s : top), undefined);
   if (!peak || peak.runtime.rssKiB <= base.rssKiB) return undefined;
   const delta = (now: number, then: number) => `${now >= then ? "+" : ""}${mib(now - then)}`;
   const spaces = SPACES.map((space) => `${space} ${delta(peak.runtime.spaces[space] ?? 0, base.spaces[space] ?? 0)}`);
@@ -265,19 +294,34 @@ function report(samples: Sample[], plugins: PluginProcess[], seconds: number, re
   row("lifecycles", "runtime RSS", "runtime heap used", ...names.map((n) => `${n} RSS / heap used`));
   row("--:", "--:", "--:", ...names.map(() => "--:"));
   for (const s of samples) {
-    row(s.lifecycles.toLocaleString("en"), mib(s.runtime.rssKiB), mib(s.runtime.heapKiB), ...s.plugins.map((p) => `${mib(p.rssKiB)} / ${mib(p.heapKiB)}`));
+    row(
+      s.lifecycles.toLocaleString("en"),
+      mib(s.runtime.rssKiB),
+      mib(s.runtime.heapKiB),
+      ...s.plugins.map((p) => `${mib(p.rssKiB)} / ${mib(p.heapKiB)}`),
+    );
   }
   console.log("\nThe runtime's RSS beside V8's committed heap, by space (MiB, the same samples):\n");
   row("lifecycles", "RSS", "V8 heap committed", ...SPACES, "external", "array buffers", "RSS outside V8's heap");
   row("--:", "--:", "--:", ...SPACES.map(() => "--:"), "--:", "--:", "--:");
   for (const { lifecycles, runtime: r } of samples) {
     const spaces = SPACES.map((space) => mib(r.spaces[space] ?? 0));
-    row(lifecycles.toLocaleString("en"), mib(r.rssKiB), mib(r.heapTotalKiB), ...spaces, mib(r.externalKiB), mib(r.arrayBuffersKiB), mib(r.rssKiB - r.heapTotalKiB));
+    row(
+      lifecycles.toLocaleString("en"),
+      mib(r.rssKiB),
+      mib(r.heapTotalKiB),
+      ...spaces,
+      mib(r.externalKiB),
+      mib(r.arrayBuffersKiB),
+      mib(r.rssKiB - r.heapTotalKiB),
+    );
   }
   console.log(
     `\nMiB, after a full garbage collection. ${LIFECYCLES.toLocaleString("en")} lifecycles (${rejected} rejected by the validator) ` +
       `in ${seconds.toFixed(0)} s, ${((seconds * 1e6) / LIFECYCLES).toFixed(0)} µs each; load average ` +
-      `${loadavg().map((l) => l.toFixed(2)).join(" ")}, ${cpus().length} cores, Node ${process.version}`,
+      `${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")}, ${cpus().length} cores, Node ${process.version}`,
   );
   // The runtime's RSS holds steady after a full collection; a Node plugin's swings by a third either way
   // with the pages V8 keeps committed, so for the plugins the heap in use tells a leak.
@@ -286,16 +330,44 @@ function report(samples: Sample[], plugins: PluginProcess[], seconds: number, re
   const note = `peak after ${warmedUp.toLocaleString("en")} lifecycles of warm-up, over its value then; ${LIFECYCLES.toLocaleString("en")} lifecycles`;
   const peak = (what: string, values: number[], target: string | null) =>
     result({ group: "soak", what, ours: growth(counts, values) * 100, go: null, unit: "%", target, note });
-  const runtimeRss = peak("runtime RSS", samples.map((s) => s.runtime.rssKiB), TARGET);
+  const runtimeRss = peak(
+    "runtime RSS",
+    samples.map((s) => s.runtime.rssKiB),
+    TARGET,
+  );
   const growthOfRss = rssGrowth(samples);
   if (growthOfRss) runtimeRss.note += `; ${growthOfRss}`;
   const results = [
     runtimeRss,
-    peak("runtime heap used", samples.map((s) => s.runtime.heapKiB), null),
-    peak("runtime V8 heap committed", samples.map((s) => s.runtime.heapTotalKiB), null),
-    peak("runtime RSS outside V8's heap", samples.map((s) => s.runtime.rssKiB - s.runtime.heapTotalKiB), null),
-    ...names.map((name, i) => peak(`${name} heap used`, samples.map((s) => s.plugins[i]!.heapKiB), TARGET)),
-    ...names.map((name, i) => peak(`${name} RSS`, samples.map((s) => s.plugins[i]!.rssKiB), null)),
+    peak(
+      "runtime heap used",
+      samples.map((s) => s.runtime.heapKiB),
+      null,
+    ),
+    peak(
+      "runtime V8 heap committed",
+      samples.map((s) => s.runtime.heapTotalKiB),
+      null,
+    ),
+    peak(
+      "runtime RSS outside V8's heap",
+      samples.map((s) => s.runtime.rssKiB - s.runtime.heapTotalKiB),
+      null,
+    ),
+    ...names.map((name, i) =>
+      peak(
+        `${name} heap used`,
+        samples.map((s) => s.plugins[i]!.heapKiB),
+        TARGET,
+      ),
+    ),
+    ...names.map((name, i) =>
+      peak(
+        `${name} RSS`,
+        samples.map((s) => s.plugins[i]!.rssKiB),
+        null,
+      ),
+    ),
   ];
   for (const r of results) {
     const judged = smoke ? null : met(r);
@@ -310,14 +382,20 @@ async function main(): Promise<void> {
   if (!globalThis.gc) fail("run it with node --expose-gc, as npm run bench:soak does");
   const dir = await mkdtemp(join(tmpdir(), "nri-soak-"));
   const socketPath = join(dir, "nri.sock");
-  const nri = new Adaptation("soak-runtime", "0.0.1", async (synchronize) => void (await synchronize([], [])), async () => [], {
-    socketPath,
-    pluginPath: join(dir, "plugins"),
-    pluginConfigPath: join(dir, "conf.d"),
-    // a soak, not a test of deadlines: a busy machine must not drop a plugin
-    registrationTimeoutMs: 60_000,
-    requestTimeoutMs: 60_000,
-  });
+  const nri = new Adaptation(
+    "soak-runtime",
+    "0.0.1",
+    async (synchronize) => void (await synchronize([], [])),
+    async () => [],
+    {
+      socketPath,
+      pluginPath: join(dir, "plugins"),
+      pluginConfigPath: join(dir, "conf.d"),
+      // a soak, not a test of deadlines: a busy machine must not drop a plugin
+      registrationTimeoutMs: 60_000,
+      requestTimeoutMs: 60_000,
+    },
+  );
   await nri.start();
   const plugins = PLUGINS.map((spec) => startPlugin(socketPath, spec));
   try {

@@ -1,13 +1,7 @@
 import { connect } from "node:net";
 import { stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import {
-  ALL_EVENTS,
-  type ConfigureRequest,
-  Event,
-  eventMask,
-  type SynchronizeRequest,
-} from "@nri-ts/api";
+import { ALL_EVENTS, type ConfigureRequest, Event, eventMask, type SynchronizeRequest } from "@nri-ts/api";
 import { listenBacklog } from "@nri-ts/ttrpc";
 import { ClientError, Status } from "nice-grpc-common";
 import { afterEach, describe, expect, test } from "vitest";
@@ -63,10 +57,16 @@ describe("construction", () => {
     runtime = await TestRuntime.create();
     const socketPath = join(runtime.pluginPath, "..", "not-a-dir", "nri.sock");
     await writeFile(dirname(socketPath), "");
-    const other = new Adaptation("r", "1", async () => {}, async () => [], {
-      socketPath,
-      pluginPath: runtime.pluginPath,
-    });
+    const other = new Adaptation(
+      "r",
+      "1",
+      async () => {},
+      async () => [],
+      {
+        socketPath,
+        pluginPath: runtime.pluginPath,
+      },
+    );
     await expect(other.start()).rejects.toThrow(
       `failed to create socket ${JSON.stringify(socketPath)}: EEXIST: file already exists, mkdir '${dirname(socketPath)}'`,
     );
@@ -93,7 +93,10 @@ describe("registration", () => {
     }
     await started();
     // all connect before the adaptation, in this process, can accept any
-    const plugins = Array.from({ length: BURST }, (_, i) => new ScriptedPlugin(connect(runtime.socketPath), { name: `p${i}`, index: "10" }));
+    const plugins = Array.from(
+      { length: BURST },
+      (_, i) => new ScriptedPlugin(connect(runtime.socketPath), { name: `p${i}`, index: "10" }),
+    );
     try {
       await Promise.all(plugins.map((plugin) => plugin.registered));
       await runtime.waitFor(() => runtime.pluginNames.length === BURST);
@@ -226,7 +229,9 @@ describe("configuration", () => {
     await started();
     const plugin = await runtime.connect({ name: "foo", index: "10", events });
     await plugin.closed;
-    expect(runtime.log.find((line) => line.level === "error")?.message).toBe(`failed to start external plugin: ${text}`);
+    expect(runtime.log.find((line) => line.level === "error")?.message).toBe(
+      `failed to start external plugin: ${text}`,
+    );
     expect(plugin.methods).toEqual(["Configure"]);
   });
 

@@ -1,11 +1,4 @@
-import {
-  ContainerState,
-  Event,
-  eventMask,
-  eventName,
-  type LinuxResources,
-  type StateChangeEvent,
-} from "@nri-ts/api";
+import { ContainerState, Event, eventMask, eventName, type LinuxResources, type StateChangeEvent } from "@nri-ts/api";
 import { Status } from "nice-grpc-common";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { Deprecation, type DeprecationRecorder } from "./observability.js";
@@ -222,7 +215,12 @@ describe("StateChange for plugins without the dedicated RPCs", () => {
 
   test("without a recorder the warning is logged", async () => {
     await runtime.adaptation.start();
-    await runtime.attach({ name: "old", index: "10", without: ["runPodSandbox"], handlers: { stateChange: async () => ({}) } });
+    await runtime.attach({
+      name: "old",
+      index: "10",
+      without: ["runPodSandbox"],
+      handlers: { stateChange: async () => ({}) },
+    });
     await runtime.adaptation.runPodSandbox({ pod: pod0 });
     expect(runtime.log.filter((line) => line.level === "warn").map((line) => line.message)).toEqual([
       "plugin 10-old uses deprecated StateChange instead of a dedicated RunPodSandbox RPC call",

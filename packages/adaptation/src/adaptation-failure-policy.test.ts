@@ -101,7 +101,9 @@ describe("a failure (timeout, lost connection, protocol error) under each policy
         );
         if (fails) {
           expect(outcome).toBeInstanceOf(PluginError);
-          expect((outcome as PluginError).message).toBe(`plugin 00-test failed to handle RunPodSandbox request: ${cause}`);
+          expect((outcome as PluginError).message).toBe(
+            `plugin 00-test failed to handle RunPodSandbox request: ${cause}`,
+          );
           expect((outcome as PluginError).fatal).toBe(true);
           expect(next.methods).not.toContain("RunPodSandbox");
         } else {
@@ -213,7 +215,9 @@ describe("plugins closed before their turn are skipped (v0.12.5)", () => {
     gone = await runtime.attach({
       index: "10",
       name: "gone",
-      handlers: { configure: async () => ({ events: runs, failurePolicy: { failRequest: true, keepConnected: true } }) },
+      handlers: {
+        configure: async () => ({ events: runs, failurePolicy: { failRequest: true, keepConnected: true } }),
+      },
     });
     await runtime.adaptation.runPodSandbox(runPod);
     expect(gone.methods).not.toContain("RunPodSandbox");
@@ -225,7 +229,9 @@ describe("plugins closed before their turn are skipped (v0.12.5)", () => {
     await runtime.adaptation.createContainer(createRequest("pod0", "ctr0"));
     validator.close();
     await validator.closed;
-    await runtime.waitFor(() => runtime.log.some((line) => line.message === "connection to plugin 00-validator closed"));
+    await runtime.waitFor(() =>
+      runtime.log.some((line) => line.message === "connection to plugin 00-validator closed"),
+    );
     await runtime.adaptation.createContainer(createRequest("pod0", "ctr1"));
     expect(validator.requests("ValidateContainerAdjustment")).toHaveLength(1);
   });
@@ -252,7 +258,12 @@ describe("validators", () => {
   });
 
   test("a validator that timed out without a policy fails the creation and is dropped", async () => {
-    await runtime.attach({ index: "00", name: "validator", events: validates, handlers: { validateContainerAdjustment: forever } });
+    await runtime.attach({
+      index: "00",
+      name: "validator",
+      events: validates,
+      handlers: { validateContainerAdjustment: forever },
+    });
     await expect(runtime.adaptation.createContainer(createRequest("pod0", "ctr0"))).rejects.toThrow(
       "validator plugin 00-validator failed: context deadline exceeded",
     );
@@ -260,7 +271,12 @@ describe("validators", () => {
   });
 
   test("with the runtime's signal aborted, a validator's failure fails the creation and the validator stays", async () => {
-    await runtime.attach({ index: "00", name: "validator", events: validates, handlers: { validateContainerAdjustment: forever } });
+    await runtime.attach({
+      index: "00",
+      name: "validator",
+      events: validates,
+      handlers: { validateContainerAdjustment: forever },
+    });
     await expect(
       runtime.adaptation.createContainer(createRequest("pod0", "ctr0"), { signal: AbortSignal.timeout(100) }),
     ).rejects.toThrow(/^validator plugin 00-validator failed: context deadline exceeded$/);
@@ -284,7 +300,9 @@ describe("the required plugins check (default validator)", () => {
     gone.close();
     await gone.closed;
     await runtime.waitFor(() => runtime.log.some((line) => line.message === "connection to plugin 10-gone closed"));
-    await expect(runtime.adaptation.createContainer(createRequest("pod0", "ctr0"))).rejects.toThrow(/required plugin "gone"/);
+    await expect(runtime.adaptation.createContainer(createRequest("pod0", "ctr0"))).rejects.toThrow(
+      /required plugin "gone"/,
+    );
   });
 
   test("does not catch a required plugin dropped during its own relay (scenario D)", async () => {
@@ -322,7 +340,9 @@ describe("what the policy does not cover", () => {
           handlers: {
             configure: () => ({ events: runs, failurePolicy: { failRequest: true, keepConnected: true } }),
             runPodSandbox: (_request, signal) =>
-              hang ? new Promise((_, reject) => signal.addEventListener("abort", () => reject(new Error("gave up")))) : undefined,
+              hang
+                ? new Promise((_, reject) => signal.addEventListener("abort", () => reject(new Error("gave up"))))
+                : undefined,
           },
         },
       ],
@@ -343,7 +363,9 @@ describe("a garbled reply envelope is a protocol error (deliberately unlike Go, 
   const garbled = (self: () => ScriptedPlugin): PluginHandlers => ({
     runPodSandbox: async () => {
       // a Response frame whose envelope says field 1 has 5 bytes, and 1 follows
-      self().pluginConnection.write(encodeFrame(FIRST_RELAY_STREAM, MessageType.Response, 0, Buffer.from([0x0a, 0x05, 0x01])));
+      self().pluginConnection.write(
+        encodeFrame(FIRST_RELAY_STREAM, MessageType.Response, 0, Buffer.from([0x0a, 0x05, 0x01])),
+      );
       return forever();
     },
   });
@@ -370,7 +392,9 @@ describe("a garbled reply envelope is a protocol error (deliberately unlike Go, 
   test("a payload that does not decode, the same", async () => {
     await attachFailing("garbled", { failRequest: true, keepConnected: false }, (self) => ({
       runPodSandbox: async () => {
-        self().pluginConnection.write(encodeResponseFrame(FIRST_RELAY_STREAM, undefined, Buffer.from([0x0a, 0x05, 0x01])));
+        self().pluginConnection.write(
+          encodeResponseFrame(FIRST_RELAY_STREAM, undefined, Buffer.from([0x0a, 0x05, 0x01])),
+        );
         return forever();
       },
     }));
@@ -400,7 +424,12 @@ describe("the onPluginFailure observer", () => {
         return forever();
       },
     }));
-    await runtime.attach({ index: "10", name: "validator", events: validates, handlers: { validateContainerAdjustment: forever } });
+    await runtime.attach({
+      index: "10",
+      name: "validator",
+      events: validates,
+      handlers: { validateContainerAdjustment: forever },
+    });
     runtime.adaptation.requestTimeoutMs = 300;
     await expect(runtime.adaptation.runPodSandbox(runPod)).rejects.toThrow(/failed to handle RunPodSandbox request/);
     runtime.adaptation.requestTimeoutMs = 60_000;
@@ -411,7 +440,9 @@ describe("the onPluginFailure observer", () => {
       "context deadline exceeded",
     );
     runtime.adaptation.requestTimeoutMs = 300;
-    await expect(runtime.adaptation.createContainer(createRequest("pod0", "ctr0"))).rejects.toThrow(/^validator plugin 10-validator failed/);
+    await expect(runtime.adaptation.createContainer(createRequest("pod0", "ctr0"))).rejects.toThrow(
+      /^validator plugin 10-validator failed/,
+    );
     expect(heard).toEqual([
       {
         plugin: "00-test",

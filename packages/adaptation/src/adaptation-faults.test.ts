@@ -71,7 +71,12 @@ describe("a plugin that", () => {
   });
 
   test("hangs past the timeout is dropped; the requests queued behind it are answered", async () => {
-    await runtime.attach({ index: "10", name: "hanging", events: creating, handlers: { createContainer: () => new Promise(() => {}) } });
+    await runtime.attach({
+      index: "10",
+      name: "hanging",
+      events: creating,
+      handlers: { createContainer: () => new Promise(() => {}) },
+    });
     await attachGood();
     await createMany();
     expect(runtime.pluginNames).toEqual(["50-good"]);
@@ -95,7 +100,12 @@ describe("a plugin that", () => {
   });
 
   test("announces a mux frame over the size limit is dropped", async () => {
-    const liar = await runtime.attach({ index: "10", name: "liar", events: creating, handlers: { createContainer: () => new Promise(() => {}) } });
+    const liar = await runtime.attach({
+      index: "10",
+      name: "liar",
+      events: creating,
+      handlers: { createContainer: () => new Promise(() => {}) },
+    });
     await attachGood();
     liar.mux.trunk.write(Buffer.from([0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff]));
     await createMany();
@@ -131,7 +141,9 @@ describe("a plugin that", () => {
       handlers: {
         createContainer: async () => {
           // field 1 (adjust) claims 5 bytes, 1 follows
-          garbled.pluginConnection.write(encodeResponseFrame(relayStream(1), undefined, Buffer.from([0x0a, 0x05, 0x01])));
+          garbled.pluginConnection.write(
+            encodeResponseFrame(relayStream(1), undefined, Buffer.from([0x0a, 0x05, 0x01])),
+          );
           return new Promise(() => {});
         },
       },
@@ -201,7 +213,9 @@ test("every event request is answered while plugins fail in every way at once", 
       },
     },
   });
-  await Promise.all(Array.from({ length: 20 }, () => runtime.adaptation.startContainer({ pod: pod0, container: ctr0 })));
+  await Promise.all(
+    Array.from({ length: 20 }, () => runtime.adaptation.startContainer({ pod: pod0, container: ctr0 })),
+  );
   expect(seen).toHaveLength(20);
   expect(runtime.pluginNames).toEqual(["30-counting"]);
 });

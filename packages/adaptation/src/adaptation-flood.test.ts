@@ -43,7 +43,9 @@ it("a plugin that sends without reading costs the runtime bounded memory", { tim
   const connected = plugin as ScriptedPlugin;
 
   const payload = UpdateContainersRequest.encode(
-    UpdateContainersRequest.fromPartial({ update: [{ containerId: "ctr", linux: { resources: { cpu: { shares: { value: 512n } } } } }] }),
+    UpdateContainersRequest.fromPartial({
+      update: [{ containerId: "ctr", linux: { resources: { cpu: { shares: { value: 512n } } } } }],
+    }),
   ).finish();
   let id = 1001;
   const flood = new Flood(connected.runtimeConnection, connected.mux.trunk, () =>

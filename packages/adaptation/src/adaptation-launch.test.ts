@@ -235,7 +235,9 @@ describe("discovery", () => {
   ])("one executable named %s fails start", async (fileName, reason) => {
     await install("10-normal");
     await install(fileName);
-    await expect(runtime.adaptation.start()).rejects.toThrow(`failed to discover plugins in ${runtime.pluginPath}: ${reason}`);
+    await expect(runtime.adaptation.start()).rejects.toThrow(
+      `failed to discover plugins in ${runtime.pluginPath}: ${reason}`,
+    );
     expect(runtime.pluginNames).toEqual([]);
   });
 
@@ -251,7 +253,10 @@ describe("discovery", () => {
     const heard: Array<[string, string]> = [];
     const own = await TestRuntime.create({ launchedStderr: (plugin, line) => heard.push([plugin, line]) });
     try {
-      await writeFile(join(own.pluginPath, "30-broken"), '#!/bin/sh\necho "no config at /etc/broken.conf" >&2\nexit 3\n');
+      await writeFile(
+        join(own.pluginPath, "30-broken"),
+        '#!/bin/sh\necho "no config at /etc/broken.conf" >&2\nexit 3\n',
+      );
       await chmod(join(own.pluginPath, "30-broken"), 0o755);
       await own.adaptation.start();
       expect(own.pluginNames).toEqual([]);
@@ -265,7 +270,10 @@ describe("discovery", () => {
   });
 
   test("a module that does not compile and files that do not run as plugins are skipped with a warning", async () => {
-    await writeFile(join(runtime.pluginPath, "10-wasm"), Buffer.from([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01]));
+    await writeFile(
+      join(runtime.pluginPath, "10-wasm"),
+      Buffer.from([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01]),
+    );
     await chmod(join(runtime.pluginPath, "10-wasm"), 0o755);
     await writeFile(join(runtime.pluginPath, "20-garbage"), Buffer.from([0xde, 0xad, 0xbe, 0xef]));
     await chmod(join(runtime.pluginPath, "20-garbage"), 0o755);
@@ -273,7 +281,9 @@ describe("discovery", () => {
     expect(runtime.pluginNames).toEqual([]);
     expect(runtime.log.filter((line) => line.level === "warn").map((line) => line.message)).toEqual([
       expect.stringMatching(
-        new RegExp(`^failed to initialize pre-installed NRI plugin "wasm": load WASM plugin ${join(runtime.pluginPath, "10-wasm")}: WebAssembly\\.compile\\(\\): `),
+        new RegExp(
+          `^failed to initialize pre-installed NRI plugin "wasm": load WASM plugin ${join(runtime.pluginPath, "10-wasm")}: WebAssembly\\.compile\\(\\): `,
+        ),
       ),
       // libuv's exec falls back to /bin/sh for a file that is no executable format (Go's fails with
       // ENOEXEC): the "script" ends at once, and the plugin with it

@@ -22,7 +22,9 @@ afterEach(async () => {
 });
 
 /** An adaptation with in-process plugins, recording what `onMerge` hears. */
-async function observed(plugins: Record<string, BuiltinHandlers>): Promise<{ runtime: TestRuntime; events: MergeEvent[] }> {
+async function observed(
+  plugins: Record<string, BuiltinHandlers>,
+): Promise<{ runtime: TestRuntime; events: MergeEvent[] }> {
   const events: MergeEvent[] = [];
   runtime = await TestRuntime.create({
     externalConnections: false,
@@ -94,7 +96,8 @@ describe("onMerge", () => {
     expect(events).toHaveLength(1);
     const [event] = events;
     // The operation and the error narrow the event to a merged CreateContainer.
-    if (event.operation !== "CreateContainer" || event.error) throw new Error(`not a merged CreateContainer: ${event.operation}`);
+    if (event.operation !== "CreateContainer" || event.error)
+      throw new Error(`not a merged CreateContainer: ${event.operation}`);
     expect(event.request).toBe(request);
     expect(event.response).toBe(response);
     expect(event.owners).toEqual(expected);
@@ -172,7 +175,9 @@ describe("onMerge", () => {
       "20-beta": { createContainer: () => ({ adjust: { linux: { resources: shares(1024n) } } }) },
     });
 
-    const failure = await runtime.adaptation.createContainer(createRequest("pod0", "ctr0")).catch((error: unknown) => error);
+    const failure = await runtime.adaptation
+      .createContainer(createRequest("pod0", "ctr0"))
+      .catch((error: unknown) => error);
 
     expect(failure).toBeInstanceOf(ConflictError);
     expect(events).toHaveLength(1);
@@ -211,9 +216,11 @@ describe("onMerge", () => {
     });
     await runtime.adaptation.start();
 
-    await expect(runtime.adaptation.createContainer(createRequest("pod0", "ctr0"))).resolves.toMatchObject({ update: [] });
-    expect(runtime.log.filter((line) => line.level === "error").map((line) => [line.message, line.fields?.operation])).toEqual([
-      ["NRI merge observer failed: observer broke", "CreateContainer"],
-    ]);
+    await expect(runtime.adaptation.createContainer(createRequest("pod0", "ctr0"))).resolves.toMatchObject({
+      update: [],
+    });
+    expect(
+      runtime.log.filter((line) => line.level === "error").map((line) => [line.message, line.fields?.operation]),
+    ).toEqual([["NRI merge observer failed: observer broke", "CreateContainer"]]);
   });
 });

@@ -1,9 +1,4 @@
-import {
-  type ContainerUpdate,
-  Event,
-  eventMask,
-  type ValidateContainerAdjustmentRequest,
-} from "@nri-ts/api";
+import { type ContainerUpdate, Event, eventMask, type ValidateContainerAdjustmentRequest } from "@nri-ts/api";
 import { ServerError, Status } from "nice-grpc-common";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import type { Metrics } from "./observability.js";
@@ -170,7 +165,9 @@ describe("merging over the wire", () => {
     await runtime.adaptation.start();
     await attachAll(["10", "foo", { createContainer: async () => ({ update: [update("ctr0", 512n)] }) }]);
     const response = await runtime.adaptation.createContainer(createRequest("pod0", "ctr1"));
-    expect(response.update).toMatchObject([{ containerId: "ctr0", linux: { resources: { cpu: { shares: { value: 512n } } } } }]);
+    expect(response.update).toMatchObject([
+      { containerId: "ctr0", linux: { resources: { cpu: { shares: { value: 512n } } } } },
+    ]);
     await expect(runtime.adaptation.createContainer(createRequest("pod0", "ctr0"))).rejects.toThrow(
       `plugin "10-foo" asked update of "ctr0" during creation`,
     );
@@ -303,7 +300,12 @@ describe("validation", () => {
 
   test("a validator that times out fails creation (fail closed) and is closed", async () => {
     await runtime.adaptation.start();
-    await runtime.attach({ index: "10", name: "judge", events: validators, handlers: { validateContainerAdjustment: forever } });
+    await runtime.attach({
+      index: "10",
+      name: "judge",
+      events: validators,
+      handlers: { validateContainerAdjustment: forever },
+    });
     await expect(runtime.adaptation.createContainer(createRequest("pod0", "ctr0"))).rejects.toThrow(
       "validator plugin 10-judge failed: context deadline exceeded",
     );
@@ -421,7 +423,8 @@ describe("metrics", () => {
   test("are counted as Go counts them", async () => {
     const calls: string[] = [];
     const metrics: Metrics = {
-      recordPluginInvocation: (plugin, operation, error) => calls.push(`invocation ${plugin} ${operation} ${error?.message ?? "ok"}`),
+      recordPluginInvocation: (plugin, operation, error) =>
+        calls.push(`invocation ${plugin} ${operation} ${error?.message ?? "ok"}`),
       recordPluginLatency: (plugin, operation, ms) => calls.push(`latency ${plugin} ${operation} ${typeof ms}`),
       recordPluginAdjustments: (plugin, operation, adjust, updates, evictions) =>
         calls.push(`adjustments ${plugin} ${operation} ${adjust ? "adjust" : "-"} ${updates} ${evictions}`),
@@ -460,7 +463,11 @@ describe("metrics", () => {
     calls.length = 0;
     await runtime.adaptation.createContainer(createRequest("pod0", "ctr0"));
     await runtime.adaptation.updateContainer({ pod: pod0, container: ctr0, linuxResources: undefined });
-    await runtime.adaptation.updatePodSandbox({ pod: pod0, overheadLinuxResources: undefined, linuxResources: undefined });
+    await runtime.adaptation.updatePodSandbox({
+      pod: pod0,
+      overheadLinuxResources: undefined,
+      linuxResources: undefined,
+    });
     await runtime.adaptation.startContainer({ pod: pod0, container: ctr0 });
     expect(calls).toEqual([
       "latency 10-foo CreateContainer number",

@@ -109,7 +109,12 @@ test("the module's error fails the request with its text, as a plugin error does
   await runtime.adaptation.start();
   const error = await runtime.adaptation.createContainer(createRequest("pod0", "ctr0")).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(PluginError);
-  expect(error).toMatchObject({ message: "no room for ctr0", plugin: "10-refuser", operation: "CreateContainer", fatal: false });
+  expect(error).toMatchObject({
+    message: "no room for ctr0",
+    plugin: "10-refuser",
+    operation: "CreateContainer",
+    fatal: false,
+  });
   expect(runtime.pluginNames).toEqual(["10-refuser"]);
 });
 
@@ -140,9 +145,13 @@ test("a module that runs past the request timeout is closed and the request goes
 test("a module that exits fails that request with wazero's text; it is gone, so later requests go on without it", async () => {
   await installWasm("10-quitter", creating("exit"));
   await runtime.adaptation.start();
-  await expect(runtime.adaptation.createContainer(createRequest("pod0", "ctr0"))).rejects.toThrow("module closed with exit_code(7)");
+  await expect(runtime.adaptation.createContainer(createRequest("pod0", "ctr0"))).rejects.toThrow(
+    "module closed with exit_code(7)",
+  );
   expect(runtime.pluginNames).toEqual([]);
-  await expect(runtime.adaptation.createContainer(createRequest("pod0", "ctr1"))).resolves.toMatchObject({ update: [] });
+  await expect(runtime.adaptation.createContainer(createRequest("pod0", "ctr1"))).resolves.toMatchObject({
+    update: [],
+  });
 });
 
 test("a module that does not load is left out with a warning naming the file; the others start", async () => {
@@ -158,7 +167,9 @@ test("a module that does not load is left out with a warning naming the file; th
     `failed to initialize pre-installed NRI plugin "broken": load WASM plugin ${broken}: plugin_stop_container is not exported`,
   );
   expect(warnings[1]).toMatch(
-    new RegExp(`^failed to initialize pre-installed NRI plugin "truncated": load WASM plugin ${path}: WebAssembly\\.compile\\(\\): `),
+    new RegExp(
+      `^failed to initialize pre-installed NRI plugin "truncated": load WASM plugin ${path}: WebAssembly\\.compile\\(\\): `,
+    ),
   );
 });
 
@@ -172,11 +183,16 @@ test("a module whose Configure fails is not started", async () => {
 });
 
 const policy = (failRequest: boolean, keepConnected: boolean): ExportBehaviour => ({
-  answer: ConfigureResponse.encode({ events: eventMask(Event.CREATE_CONTAINER), failurePolicy: { failRequest, keepConnected } }).finish(),
+  answer: ConfigureResponse.encode({
+    events: eventMask(Event.CREATE_CONTAINER),
+    failurePolicy: { failRequest, keepConnected },
+  }).finish(),
 });
 
 test("a WASM plugin's failure policy applies as to any plugin: fail_request fails the request that timed out", async () => {
-  await installWasm("10-strict", { exports: { plugin_configure: policy(true, false), plugin_create_container: "spin" } });
+  await installWasm("10-strict", {
+    exports: { plugin_configure: policy(true, false), plugin_create_container: "spin" },
+  });
   await runtime.adaptation.start();
   runtime.adaptation.requestTimeoutMs = SPIN_TIMEOUT_MS;
   expect(runtime.adaptation.plugins[0]?.failurePolicy).toEqual({ failRequest: true, keepConnected: false });
@@ -190,7 +206,9 @@ test("keep_connected cannot keep a WASM plugin whose module timed out: the modul
   await installWasm("10-kept", { exports: { plugin_configure: policy(false, true), plugin_create_container: "spin" } });
   await runtime.adaptation.start();
   runtime.adaptation.requestTimeoutMs = SPIN_TIMEOUT_MS;
-  await expect(runtime.adaptation.createContainer(createRequest("pod0", "ctr0"))).resolves.toMatchObject({ update: [] });
+  await expect(runtime.adaptation.createContainer(createRequest("pod0", "ctr0"))).resolves.toMatchObject({
+    update: [],
+  });
   expect(runtime.pluginNames).toEqual([]);
 });
 

@@ -43,7 +43,11 @@ import { type DeprecationRecorder, type Logger, type Metrics, noMetrics, silentL
 import { Plugin, type PluginHost, type PluginKind, type RelayMethod } from "./plugin.js";
 import { comparePlugins } from "./plugin-order.js";
 import type { PluginRequest } from "./plugin-transport.js";
-import { StopContainerResult, type MergedUpdateContainerResponse, UpdateContainerResult } from "./update-container-result.js";
+import {
+  StopContainerResult,
+  type MergedUpdateContainerResponse,
+  UpdateContainerResult,
+} from "./update-container-result.js";
 import { firstValidationError } from "./validation.js";
 import { isWasm } from "./wasm-module.js";
 import { errorText } from "./error-text.js";
@@ -187,7 +191,6 @@ export class AdaptationError extends Error {
   override readonly name = "AdaptationError";
 }
 
-
 /**
  * The runtime side of NRI: hosts plugins (launched from the plugin
  * directory, connected to the socket, or in-process), relays every pod and
@@ -284,7 +287,10 @@ export class Adaptation {
         try {
           options.onPluginFailure?.(failure);
         } catch (error) {
-          this.#logger.error(`NRI plugin failure observer failed: ${errorText(error)}`, { plugin: failure.plugin, error });
+          this.#logger.error(`NRI plugin failure observer failed: ${errorText(error)}`, {
+            plugin: failure.plugin,
+            error,
+          });
         }
       },
     };
@@ -370,7 +376,10 @@ export class Adaptation {
   }
 
   /** Relays an update of a pod's resources; what plugins answer is not used. */
-  async updatePodSandbox(request: UpdatePodSandboxRequest, options: RequestOptions = {}): Promise<UpdatePodSandboxResponse> {
+  async updatePodSandbox(
+    request: UpdatePodSandboxRequest,
+    options: RequestOptions = {},
+  ): Promise<UpdatePodSandboxResponse> {
     await this.#relayEvent(Event.UPDATE_POD_SANDBOX, "updatePodSandbox", request, options);
     return {};
   }
@@ -404,13 +413,18 @@ export class Adaptation {
         // a plugin closed before its turn is not reported to validators as consulted
         for (const plugin of this.#active()) {
           validation?.addPlugin(plugin.name, plugin.index);
-          result.apply(await plugin.relay(Event.CREATE_CONTAINER, "createContainer", result.request, signal), plugin.fullName);
+          result.apply(
+            await plugin.relay(Event.CREATE_CONTAINER, "createContainer", result.request, signal),
+            plugin.fullName,
+          );
         }
         const response = result.response();
         if (validation) {
           const validationRequest = validation.build(response, result.owners.message);
           const validators = this.#validators.filter((plugin) => !plugin.closed);
-          const failure = await firstValidationError(validators.map((plugin) => plugin.validate(validationRequest, signal)));
+          const failure = await firstValidationError(
+            validators.map((plugin) => plugin.validate(validationRequest, signal)),
+          );
           if (failure) throw failure;
         }
         return response;
@@ -437,12 +451,20 @@ export class Adaptation {
    *
    * @returns updates of other containers, then the requested container's merged entry (null when no plugin touched it)
    */
-  updateContainer(request: UpdateContainerRequest, options: RequestOptions = {}): Promise<MergedUpdateContainerResponse> {
+  updateContainer(
+    request: UpdateContainerRequest,
+    options: RequestOptions = {},
+  ): Promise<MergedUpdateContainerResponse> {
     return this.#serialized(async () => {
       const result = new UpdateContainerResult(request);
       return this.#observeMerge("UpdateContainer", request, result.owners.message, async () => {
         for (const plugin of this.#active()) {
-          const response = await plugin.relay(Event.UPDATE_CONTAINER, "updateContainer", result.request, options.signal);
+          const response = await plugin.relay(
+            Event.UPDATE_CONTAINER,
+            "updateContainer",
+            result.request,
+            options.signal,
+          );
           result.apply(response, plugin.fullName);
         }
         return result.response();
@@ -460,7 +482,10 @@ export class Adaptation {
       const result = new StopContainerResult();
       return this.#observeMerge("StopContainer", request, result.owners.message, async () => {
         for (const plugin of this.#active()) {
-          result.apply(await plugin.relay(Event.STOP_CONTAINER, "stopContainer", request, options.signal), plugin.fullName);
+          result.apply(
+            await plugin.relay(Event.STOP_CONTAINER, "stopContainer", request, options.signal),
+            plugin.fullName,
+          );
         }
         return result.response();
       });
@@ -510,7 +535,12 @@ export class Adaptation {
     }
   }
 
-  #relayEvent<K extends RelayMethod>(event: Event, method: K, request: PluginRequest<K>, options: RequestOptions): Promise<void> {
+  #relayEvent<K extends RelayMethod>(
+    event: Event,
+    method: K,
+    request: PluginRequest<K>,
+    options: RequestOptions,
+  ): Promise<void> {
     return this.#serialized(async () => {
       for (const plugin of this.#active()) await plugin.relay(event, method, request, options.signal);
     });
@@ -546,10 +576,13 @@ export class Adaptation {
         try {
           ({ plugin, launched } = await this.#preparePreinstalled(found, fullName));
         } catch (error) {
-          this.#logger.warn(`failed to initialize pre-installed NRI plugin ${JSON.stringify(found.name)}: ${errorText(error)}`, {
-            plugin: fullName,
-            error,
-          });
+          this.#logger.warn(
+            `failed to initialize pre-installed NRI plugin ${JSON.stringify(found.name)}: ${errorText(error)}`,
+            {
+              plugin: fullName,
+              error,
+            },
+          );
           continue;
         }
         try {
@@ -558,10 +591,13 @@ export class Adaptation {
           // what it wrote last comes before it is reported (if it goes at all)
           if (launched && this.#launchedStderr) await closedWithin(launched, STDERR_GRACE_MS);
           const ended = launched && exitText(launched.child);
-          this.#logger.warn(`failed to start pre-installed NRI plugin ${JSON.stringify(found.name)}: ${errorText(error)}${ended ? ` (the plugin ${ended})` : ""}`, {
-            plugin: fullName,
-            error,
-          });
+          this.#logger.warn(
+            `failed to start pre-installed NRI plugin ${JSON.stringify(found.name)}: ${errorText(error)}${ended ? ` (the plugin ${ended})` : ""}`,
+            {
+              plugin: fullName,
+              error,
+            },
+          );
           continue;
         }
         plugins.push(plugin);
@@ -577,10 +613,13 @@ export class Adaptation {
             updates.push(...(await plugin.synchronize(pods, containers)));
           } catch (error) {
             await plugin.stop();
-            this.#logger.warn(`failed to synchronize pre-installed NRI plugin ${JSON.stringify(plugin.fullName)}: ${errorText(error)}`, {
-              plugin: plugin.fullName,
-              error,
-            });
+            this.#logger.warn(
+              `failed to synchronize pre-installed NRI plugin ${JSON.stringify(plugin.fullName)}: ${errorText(error)}`,
+              {
+                plugin: plugin.fullName,
+                error,
+              },
+            );
             continue;
           }
           plugins.push(plugin);
@@ -590,7 +629,9 @@ export class Adaptation {
       try {
         await this.#syncFn(synchronize);
       } catch (error) {
-        throw new AdaptationError(`failed to synchronize pre-installed NRI Plugins: ${errorText(error)}`, { cause: error });
+        throw new AdaptationError(`failed to synchronize pre-installed NRI Plugins: ${errorText(error)}`, {
+          cause: error,
+        });
       }
     } catch (error) {
       await Promise.all(plugins.map((plugin) => plugin.stop()));
@@ -605,7 +646,10 @@ export class Adaptation {
    * module is loaded into a thread of this process (Go's magic-bytes test
    * tells it from a program), anything else is launched as a process.
    */
-  async #preparePreinstalled(found: DiscoveredPlugin, fullName: string): Promise<{ plugin: Plugin; launched?: LaunchedProcess }> {
+  async #preparePreinstalled(
+    found: DiscoveredPlugin,
+    fullName: string,
+  ): Promise<{ plugin: Plugin; launched?: LaunchedProcess }> {
     const { index, name, config } = found;
     if (await isWasm(found.path)) {
       this.#logger.info(`found WASM plugin ${found.path}`, { plugin: fullName });
@@ -619,12 +663,18 @@ export class Adaptation {
       return { plugin: this.#newPlugin("wasm", { index, name, config }, { wasm }) };
     }
     const stderr = this.#launchedStderr;
-    const launched = await launchPlugin(found.path, found.index, found.name, stderr && ((line) => stderr(fullName, line))).catch(
-      (error: unknown) => {
-        throw new Error(`failed to launch plugin ${JSON.stringify(fullName)}: ${errorText(error)}`, { cause: error });
-      },
-    );
-    return { plugin: this.#newPlugin("launched", { index, name, config }, { socket: launched.socket, child: launched.child }), launched };
+    const launched = await launchPlugin(
+      found.path,
+      found.index,
+      found.name,
+      stderr && ((line) => stderr(fullName, line)),
+    ).catch((error: unknown) => {
+      throw new Error(`failed to launch plugin ${JSON.stringify(fullName)}: ${errorText(error)}`, { cause: error });
+    });
+    return {
+      plugin: this.#newPlugin("launched", { index, name, config }, { socket: launched.socket, child: launched.child }),
+      launched,
+    };
   }
 
   async #startBuiltin(builtin: BuiltinPlugin): Promise<Plugin> {
@@ -690,7 +740,9 @@ export class Adaptation {
       });
       if (count === undefined) return;
       this.#metrics.updatePluginCount(count);
-      this.#logger.info(`plugin ${JSON.stringify(plugin.fullName)} connected and synchronized`, { plugin: plugin.fullName });
+      this.#logger.info(`plugin ${JSON.stringify(plugin.fullName)} connected and synchronized`, {
+        plugin: plugin.fullName,
+      });
     } finally {
       release();
     }

@@ -66,11 +66,17 @@ export interface BuiltinHandlers {
   removePodSandbox?(request: RemovePodSandboxRequest, signal: AbortSignal): Awaitable<void>;
   updatePodSandbox?(request: UpdatePodSandboxRequest, signal: AbortSignal): Awaitable<void>;
   postUpdatePodSandbox?(request: PostUpdatePodSandboxRequest, signal: AbortSignal): Awaitable<void>;
-  createContainer?(request: CreateContainerRequest, signal: AbortSignal): Awaitable<DeepPartial<CreateContainerResponse>>;
+  createContainer?(
+    request: CreateContainerRequest,
+    signal: AbortSignal,
+  ): Awaitable<DeepPartial<CreateContainerResponse>>;
   postCreateContainer?(request: PostCreateContainerRequest, signal: AbortSignal): Awaitable<void>;
   startContainer?(request: StartContainerRequest, signal: AbortSignal): Awaitable<void>;
   postStartContainer?(request: PostStartContainerRequest, signal: AbortSignal): Awaitable<void>;
-  updateContainer?(request: UpdateContainerRequest, signal: AbortSignal): Awaitable<DeepPartial<UpdateContainerResponse>>;
+  updateContainer?(
+    request: UpdateContainerRequest,
+    signal: AbortSignal,
+  ): Awaitable<DeepPartial<UpdateContainerResponse>>;
   postUpdateContainer?(request: PostUpdateContainerRequest, signal: AbortSignal): Awaitable<void>;
   stopContainer?(request: StopContainerRequest, signal: AbortSignal): Awaitable<DeepPartial<StopContainerResponse>>;
   removeContainer?(request: RemoveContainerRequest, signal: AbortSignal): Awaitable<void>;
@@ -145,7 +151,9 @@ export class BuiltinTransport implements PluginTransport {
       // A handler that gives up with the runtime's reason fails as Go's with the context's error.
       if (runtimeSignal?.aborted && error === runtimeSignal.reason) throw abortedFailure(runtimeSignal);
       if (timeout.signal.aborted && !runtimeSignal?.aborted) {
-        throw new CallFailure("context deadline exceeded", Status.DEADLINE_EXCEEDED, text, "deadline", { cause: error });
+        throw new CallFailure("context deadline exceeded", Status.DEADLINE_EXCEEDED, text, "deadline", {
+          cause: error,
+        });
       }
       throw new CallFailure(text, Status.UNKNOWN, text, undefined, { cause: error });
     } finally {

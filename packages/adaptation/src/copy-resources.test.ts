@@ -27,6 +27,9 @@ describe("copyResources (Go's LinuxResources.Copy)", () => {
 
   it("keeps absent parts absent and present empty parts present", () => {
     expect(copyResources(LinuxResources.fromPartial({})).memory).toBeUndefined();
-    expect(copyResources(LinuxResources.fromPartial({ memory: {}, cpu: {} }))).toMatchObject({ memory: {}, cpu: { cpus: "", mems: "" } });
+    expect(copyResources(LinuxResources.fromPartial({ memory: {}, cpu: {} }))).toMatchObject({
+      memory: {},
+      cpu: { cpus: "", mems: "" },
+    });
   });
 });

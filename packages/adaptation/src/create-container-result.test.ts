@@ -30,7 +30,13 @@ function stripEmpty(value: unknown): unknown {
   const out: Json = {};
   for (const [key, inner] of Object.entries(value)) {
     const stripped = stripEmpty(inner);
-    if (typeof stripped === "object" && stripped !== null && !Array.isArray(stripped) && Object.keys(stripped).length === 0) continue;
+    if (
+      typeof stripped === "object" &&
+      stripped !== null &&
+      !Array.isArray(stripped) &&
+      Object.keys(stripped).length === 0
+    )
+      continue;
     out[key] = stripped;
   }
   return out;
@@ -113,7 +119,11 @@ function adjustmentFor(
     case "linux sysctl":
       return { linux: { sysctl: { "net.core.somaxconn": "256" } } };
     case "linux memory policy":
-      return { linux: { memoryPolicy: { mode: MpolMode.MPOL_INTERLEAVE, nodes: "0,1", flags: [MpolFlag.MPOL_F_STATIC_NODES] } } };
+      return {
+        linux: {
+          memoryPolicy: { mode: MpolMode.MPOL_INTERLEAVE, nodes: "0,1", flags: [MpolFlag.MPOL_F_STATIC_NODES] },
+        },
+      };
     case "resources/cpu":
       return { linux: { resources: mockResources("cpu", plugin) } };
     case "resources/mem":
@@ -197,14 +207,22 @@ describe("CreateContainer with a single plugin 00-test (suite #13)", () => {
       "linux scheduler",
       {
         linux: {
-          scheduler: { policy: LinuxSchedulerPolicy.SCHED_FIFO, priority: 10, flags: [LinuxSchedulerFlag.SCHED_FLAG_RESET_ON_FORK] },
+          scheduler: {
+            policy: LinuxSchedulerPolicy.SCHED_FIFO,
+            priority: 10,
+            flags: [LinuxSchedulerFlag.SCHED_FLAG_RESET_ON_FORK],
+          },
         },
       },
     ],
     ["linux sysctl", { linux: { sysctl: { "net.core.somaxconn": "256" } } }],
     [
       "linux memory policy",
-      { linux: { memoryPolicy: { mode: MpolMode.MPOL_INTERLEAVE, nodes: "0,1", flags: [MpolFlag.MPOL_F_STATIC_NODES] } } },
+      {
+        linux: {
+          memoryPolicy: { mode: MpolMode.MPOL_INTERLEAVE, nodes: "0,1", flags: [MpolFlag.MPOL_F_STATIC_NODES] },
+        },
+      },
     ],
     [
       "resources/cpu",
@@ -243,7 +261,10 @@ describe("CreateContainer with a single plugin 00-test (suite #13)", () => {
         },
       },
     ],
-    ["resources/classes", { linux: { resources: { rdtClass: { value: "00-test" }, blockioClass: { value: "00-test" } } } }],
+    [
+      "resources/classes",
+      { linux: { resources: { rdtClass: { value: "00-test" }, blockioClass: { value: "00-test" } } } },
+    ],
     [
       "resources/hugepagelimits",
       {
@@ -264,7 +285,11 @@ describe("CreateContainer with a single plugin 00-test (suite #13)", () => {
       "rdt",
       {
         linux: {
-          rdt: { closId: { value: "test" }, schemata: { value: ["L3:0=ff", "MB:0=50"] }, enableMonitoring: { value: true } },
+          rdt: {
+            closId: { value: "test" },
+            schemata: { value: ["L3:0=ff", "MB:0=50"] },
+            enableMonitoring: { value: true },
+          },
         },
       },
     ],
@@ -327,7 +352,15 @@ describe("CreateContainer with plugins 10-foo and 00-bar (suite #14)", () => {
     ["linux net device", { linux: { netDevices: { "-hostIf": {}, hostIf: { name: "containerIf" } } } }],
     [
       "rdt",
-      { linux: { rdt: { closId: { value: "foo" }, schemata: { value: ["L3:0=ff", "MB:0=50"] }, enableMonitoring: { value: true } } } },
+      {
+        linux: {
+          rdt: {
+            closId: { value: "foo" },
+            schemata: { value: ["L3:0=ff", "MB:0=50"] },
+            enableMonitoring: { value: true },
+          },
+        },
+      },
     ],
   ])("lets 10-foo take %s over after removing it", (subject, expected) => {
     expectAdjustment(runTwoPlugins(subject, true).response().adjust, expected);
@@ -335,7 +368,9 @@ describe("CreateContainer with plugins 10-foo and 00-bar (suite #14)", () => {
 
   it("collects both plugins' hooks in invocation order without conflict", () => {
     const result = runTwoPlugins("hooks", false);
-    expectAdjustment(result.response().adjust, { hooks: { prestart: [{ path: "/bin/00-bar" }, { path: "/bin/10-foo" }] } });
+    expectAdjustment(result.response().adjust, {
+      hooks: { prestart: [{ path: "/bin/00-bar" }, { path: "/bin/10-foo" }] },
+    });
     expect(result.owners.owner("ctr0", Field.OciHooks)).toBe("00-bar,10-foo");
   });
 
@@ -365,7 +400,14 @@ describe("the CreateContainer reply", () => {
         annotations: {},
         mounts: [],
         env: [],
-        hooks: { prestart: [], createRuntime: [], createContainer: [], startContainer: [], poststart: [], poststop: [] },
+        hooks: {
+          prestart: [],
+          createRuntime: [],
+          createContainer: [],
+          startContainer: [],
+          poststart: [],
+          poststop: [],
+        },
         rlimits: [],
         CDIDevices: [],
         args: [],
@@ -389,7 +431,12 @@ describe("the CreateContainer reply", () => {
     result.apply(answer({ annotations: { a: "b" } }), "00-a");
     expect(result.response().adjust?.linux?.rdt).toBeUndefined();
     result.apply(answer({ linux: { cgroupsPath: "/x" } }), "10-b");
-    expect(result.response().adjust?.linux?.rdt).toStrictEqual({ closId: undefined, schemata: undefined, enableMonitoring: undefined, remove: false });
+    expect(result.response().adjust?.linux?.rdt).toStrictEqual({
+      closId: undefined,
+      schemata: undefined,
+      enableMonitoring: undefined,
+      remove: false,
+    });
   });
 
   it("ignores evictions", () => {

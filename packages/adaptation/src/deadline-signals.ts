@@ -21,10 +21,13 @@ export class DeadlineSignal {
   constructor(readonly deadline: number) {
     const controller = new AbortController();
     this.signal = controller.signal;
-    this.#timer = setTimeout(() => {
-      this.fired = true;
-      controller.abort();
-    }, Math.max(0, deadline - Date.now()));
+    this.#timer = setTimeout(
+      () => {
+        this.fired = true;
+        controller.abort();
+      },
+      Math.max(0, deadline - Date.now()),
+    );
     this.#timer.unref();
   }
 

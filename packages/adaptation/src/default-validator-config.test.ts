@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { DefaultValidatorConfigError, defaultValidatorConfig, parseDefaultValidatorConfig } from "./default-validator-config.js";
+import {
+  DefaultValidatorConfigError,
+  defaultValidatorConfig,
+  parseDefaultValidatorConfig,
+} from "./default-validator-config.js";
 
 describe("parseDefaultValidatorConfig", () => {
   it("defaults every switch to off", () => {
@@ -67,7 +71,10 @@ describe("parseDefaultValidatorConfig", () => {
     [{ enable: "true" }, 'default validator config: enable must be a boolean, got "true"'],
     [{ required_plugins: "foo" }, 'default validator config: required_plugins must be a list of strings, got "foo"'],
     [{ requiredPlugins: ["a", 1] }, 'default validator config: requiredPlugins must be a list of strings, got ["a",1]'],
-    [{ tolerateMissingPluginsAnnotation: 5 }, "default validator config: tolerateMissingPluginsAnnotation must be a string, got 5"],
+    [
+      { tolerateMissingPluginsAnnotation: 5 },
+      "default validator config: tolerateMissingPluginsAnnotation must be a string, got 5",
+    ],
     [
       { rejectSysctlAdjustment: true, reject_sysctl_adjustment: false },
       "default validator config: rejectSysctlAdjustment is given twice, as rejectSysctlAdjustment and reject_sysctl_adjustment",

@@ -69,17 +69,23 @@ function readBool(value: unknown, key: string, fromYaml: boolean): boolean {
     if (YAML11_TRUE.has(value)) return true;
     if (YAML11_FALSE.has(value)) return false;
   }
-  throw new DefaultValidatorConfigError(`default validator config: ${key} must be a boolean, got ${JSON.stringify(value)}`);
+  throw new DefaultValidatorConfigError(
+    `default validator config: ${key} must be a boolean, got ${JSON.stringify(value)}`,
+  );
 }
 
 function readString(value: unknown, key: string): string {
   if (typeof value === "string") return value;
-  throw new DefaultValidatorConfigError(`default validator config: ${key} must be a string, got ${JSON.stringify(value)}`);
+  throw new DefaultValidatorConfigError(
+    `default validator config: ${key} must be a string, got ${JSON.stringify(value)}`,
+  );
 }
 
 function readStrings(value: unknown, key: string): string[] {
   if (Array.isArray(value) && value.every((item) => typeof item === "string")) return [...value];
-  throw new DefaultValidatorConfigError(`default validator config: ${key} must be a list of strings, got ${JSON.stringify(value)}`);
+  throw new DefaultValidatorConfigError(
+    `default validator config: ${key} must be a list of strings, got ${JSON.stringify(value)}`,
+  );
 }
 
 /**
@@ -109,7 +115,9 @@ export function parseDefaultValidatorConfig(input: string | Readonly<Record<stri
     const names = yamlKey === tomlKey ? [yamlKey] : [yamlKey, tomlKey];
     const given = names.filter((name) => Object.hasOwn(settings, name) && settings[name] != null);
     if (given.length > 1) {
-      throw new DefaultValidatorConfigError(`default validator config: ${yamlKey} is given twice, as ${given.join(" and ")}`);
+      throw new DefaultValidatorConfigError(
+        `default validator config: ${yamlKey} is given twice, as ${given.join(" and ")}`,
+      );
     }
     const name = given[0];
     if (name === undefined) continue;

@@ -28,7 +28,10 @@ const config = (settings: Partial<DefaultValidatorConfig>): DefaultValidatorConf
 });
 
 const POD = { id: "pod0", name: "pod0", uid: "uid0", namespace: "default" };
-const SECCOMP = LinuxSeccomp.fromPartial({ defaultAction: "SCMP_ACT_ALLOW", listenerPath: "/run/meshuggah-rocks.sock" });
+const SECCOMP = LinuxSeccomp.fromPartial({
+  defaultAction: "SCMP_ACT_ALLOW",
+  listenerPath: "/run/meshuggah-rocks.sock",
+});
 
 interface Plugin {
   name: string;
@@ -56,7 +59,10 @@ async function createWith(
   for (const plugin of plugins) {
     validation.addPlugin(plugin.name, plugin.index);
     const adjust = plugin.adjust?.(result.request.container);
-    result.apply(adjust === undefined ? undefined : CreateContainerResponse.fromPartial({ adjust }), `${plugin.index}-${plugin.name}`);
+    result.apply(
+      adjust === undefined ? undefined : CreateContainerResponse.fromPartial({ adjust }),
+      `${plugin.index}-${plugin.name}`,
+    );
   }
   const response = result.response();
   const request = validation.build(response, result.owners.message);
@@ -74,13 +80,21 @@ const REJECTED = 'validator "00-default-validator" rejected container adjustment
 
 describe("default validator: OCI hooks (suite #16)", () => {
   const plugins: Plugin[] = [
-    { name: "foo", index: "00", adjust: (c) => (c.name === "ctr1" ? { hooks: { prestart: [{ path: "/bin/sh", args: ["/bin/sh", "-c", "true"] }] } } : {}) },
+    {
+      name: "foo",
+      index: "00",
+      adjust: (c) =>
+        c.name === "ctr1" ? { hooks: { prestart: [{ path: "/bin/sh", args: ["/bin/sh", "-c", "true"] }] } } : {},
+    },
     { name: "validator1", index: "10" },
     { name: "validator2", index: "20" },
   ];
 
   it("lets a container without injected hooks through", async () => {
-    const { error, adjust } = await createWith({ rejectOCIHookAdjustment: true }, plugins, { id: "ctr0", name: "ctr0" });
+    const { error, adjust } = await createWith({ rejectOCIHookAdjustment: true }, plugins, {
+      id: "ctr0",
+      name: "ctr0",
+    });
     expect(error).toBeUndefined();
     expect(adjust).toBeDefined();
   });
@@ -91,12 +105,16 @@ describe("default validator: OCI hooks (suite #16)", () => {
     });
   });
 
-  it("names several injectors as plugins \"a,b\"", async () => {
+  it('names several injectors as plugins "a,b"', async () => {
     const hook = () => ({ hooks: { poststop: [{ path: "/x" }] } });
-    const { error } = await createWith({ rejectOCIHookAdjustment: true }, [
-      { name: "a", index: "10", adjust: hook },
-      { name: "b", index: "20", adjust: hook },
-    ], { id: "ctr0", name: "ctr0" });
+    const { error } = await createWith(
+      { rejectOCIHookAdjustment: true },
+      [
+        { name: "a", index: "10", adjust: hook },
+        { name: "b", index: "20", adjust: hook },
+      ],
+      { id: "ctr0", name: "ctr0" },
+    );
     expect(error).toBe(`${REJECTED}validation error: plugins "10-a,20-b" attempted restricted OCI hook injection`);
   });
 
@@ -118,39 +136,62 @@ describe("default validator: seccomp (suite #17-#22)", () => {
   });
 
   it.each([
-    [SecurityProfile_ProfileType.RUNTIME_DEFAULT, { rejectRuntimeDefaultSeccompAdjustment: true }, "plugin 00-foo attempted restricted runtime default seccomp policy adjustment"],
-    [SecurityProfile_ProfileType.LOCALHOST, { rejectCustomSeccompAdjustment: true }, "plugin 00-foo attempted restricted  custom seccomp policy adjustment"],
-    [SecurityProfile_ProfileType.UNCONFINED, { rejectUnconfinedSeccompAdjustment: true }, "plugin 00-foo attempted restricted  unconfined seccomp policy adjustment"],
-    [undefined, { rejectUnconfinedSeccompAdjustment: true }, "plugin 00-foo attempted restricted  unconfined seccomp policy adjustment"],
+    [
+      SecurityProfile_ProfileType.RUNTIME_DEFAULT,
+      { rejectRuntimeDefaultSeccompAdjustment: true },
+      "plugin 00-foo attempted restricted runtime default seccomp policy adjustment",
+    ],
+    [
+      SecurityProfile_ProfileType.LOCALHOST,
+      { rejectCustomSeccompAdjustment: true },
+      "plugin 00-foo attempted restricted  custom seccomp policy adjustment",
+    ],
+    [
+      SecurityProfile_ProfileType.UNCONFINED,
+      { rejectUnconfinedSeccompAdjustment: true },
+      "plugin 00-foo attempted restricted  unconfined seccomp policy adjustment",
+    ],
+    [
+      undefined,
+      { rejectUnconfinedSeccompAdjustment: true },
+      "plugin 00-foo attempted restricted  unconfined seccomp policy adjustment",
+    ],
   ])("rejects an override of profile %s when its switch is on", async (profile, settings, reason) => {
     expect((await createWith(settings, plugins, { id: "ctr0", name: "ctr0" })).error).toBeUndefined();
     expect((await createWith(settings, plugins, ctr1(profile))).error).toBe(`${REJECTED}validation error: ${reason}`);
   });
 
-  it.each([SecurityProfile_ProfileType.RUNTIME_DEFAULT, SecurityProfile_ProfileType.LOCALHOST, SecurityProfile_ProfileType.UNCONFINED])(
-    "allows an override of profile %s when its switch is off",
-    async (profile) => {
-      const everyOtherSwitch = {
-        rejectRuntimeDefaultSeccompAdjustment: profile !== SecurityProfile_ProfileType.RUNTIME_DEFAULT,
-        rejectCustomSeccompAdjustment: profile !== SecurityProfile_ProfileType.LOCALHOST,
-        rejectUnconfinedSeccompAdjustment: profile !== SecurityProfile_ProfileType.UNCONFINED,
-      };
-      const { error, adjust } = await createWith(everyOtherSwitch, plugins, ctr1(profile));
-      expect(error).toBeUndefined();
-      expect(adjust?.linux?.seccompPolicy).toStrictEqual(SECCOMP);
-    },
-  );
+  it.each([
+    SecurityProfile_ProfileType.RUNTIME_DEFAULT,
+    SecurityProfile_ProfileType.LOCALHOST,
+    SecurityProfile_ProfileType.UNCONFINED,
+  ])("allows an override of profile %s when its switch is off", async (profile) => {
+    const everyOtherSwitch = {
+      rejectRuntimeDefaultSeccompAdjustment: profile !== SecurityProfile_ProfileType.RUNTIME_DEFAULT,
+      rejectCustomSeccompAdjustment: profile !== SecurityProfile_ProfileType.LOCALHOST,
+      rejectUnconfinedSeccompAdjustment: profile !== SecurityProfile_ProfileType.UNCONFINED,
+    };
+    const { error, adjust } = await createWith(everyOtherSwitch, plugins, ctr1(profile));
+    expect(error).toBeUndefined();
+    expect(adjust?.linux?.seccompPolicy).toStrictEqual(SECCOMP);
+  });
 });
 
 describe("default validator: namespaces (suite #23)", () => {
   const plugins: Plugin[] = [
-    { name: "foo", index: "00", adjust: (c) => (c.name === "ctr1" ? { linux: { namespaces: [{ type: "cgroup", path: "/" }] } } : {}) },
+    {
+      name: "foo",
+      index: "00",
+      adjust: (c) => (c.name === "ctr1" ? { linux: { namespaces: [{ type: "cgroup", path: "/" }] } } : {}),
+    },
     { name: "validator1", index: "10" },
     { name: "validator2", index: "20" },
   ];
 
   it("rejects namespace adjustment and lists owner and type", async () => {
-    expect((await createWith({ rejectNamespaceAdjustment: true }, plugins, { id: "ctr0", name: "ctr0" })).error).toBeUndefined();
+    expect(
+      (await createWith({ rejectNamespaceAdjustment: true }, plugins, { id: "ctr0", name: "ctr0" })).error,
+    ).toBeUndefined();
     expect((await createWith({ rejectNamespaceAdjustment: true }, plugins, { id: "ctr1", name: "ctr1" })).error).toBe(
       `${REJECTED}validation error: attempted restricted namespace adjustment by plugin(s) "00-foo" (namespace "cgroup")`,
     );
@@ -159,7 +200,13 @@ describe("default validator: namespaces (suite #23)", () => {
   it("counts removals and lists every pair", async () => {
     const { error } = await createWith(
       { rejectNamespaceAdjustment: true },
-      [{ name: "foo", index: "00", adjust: () => ({ linux: { namespaces: [{ type: "-network" }, { type: "ipc" }] } }) }],
+      [
+        {
+          name: "foo",
+          index: "00",
+          adjust: () => ({ linux: { namespaces: [{ type: "-network" }, { type: "ipc" }] } }),
+        },
+      ],
       { id: "ctr0", name: "ctr0" },
     );
     expect(error).toBe(
@@ -169,7 +216,10 @@ describe("default validator: namespaces (suite #23)", () => {
 });
 
 describe("default validator: required plugins (suite #24-#27)", () => {
-  const settings = { requiredPlugins: ["foo", "bar"], tolerateMissingPluginsAnnotation: "tolerate-missing-plugins.noderesource.dev" };
+  const settings = {
+    requiredPlugins: ["foo", "bar"],
+    tolerateMissingPluginsAnnotation: "tolerate-missing-plugins.noderesource.dev",
+  };
   const ctr0 = { id: "ctr0", name: "ctr0" };
 
   it("rejects when a required plugin is missing", async () => {
@@ -179,7 +229,9 @@ describe("default validator: required plugins (suite #24-#27)", () => {
   });
 
   it("lists several missing plugins", async () => {
-    expect((await createWith(settings, [], ctr0)).error).toBe(`${REJECTED}validation error: required plugins "foo,bar" not present`);
+    expect((await createWith(settings, [], ctr0)).error).toBe(
+      `${REJECTED}validation error: required plugins "foo,bar" not present`,
+    );
   });
 
   it("lets a tolerating pod through", async () => {
@@ -188,14 +240,22 @@ describe("default validator: required plugins (suite #24-#27)", () => {
   });
 
   it("matches required plugins by base name", async () => {
-    const plugins = [{ name: "foo", index: "00" }, { name: "bar", index: "10" }];
+    const plugins = [
+      { name: "foo", index: "00" },
+      { name: "bar", index: "10" },
+    ];
     expect((await createWith(settings, plugins, ctr0)).error).toBeUndefined();
   });
 
   it("requires annotated plugins until they connect", async () => {
     const pod = { ...POD, annotations: { "required-plugins.noderesource.dev/container.ctr0": '[ "xyzzy" ]' } };
-    const plugins = [{ name: "foo", index: "00" }, { name: "bar", index: "10" }];
-    expect((await createWith(settings, plugins, ctr0, pod)).error).toBe(`${REJECTED}validation error: required plugin "xyzzy" not present`);
+    const plugins = [
+      { name: "foo", index: "00" },
+      { name: "bar", index: "10" },
+    ];
+    expect((await createWith(settings, plugins, ctr0, pod)).error).toBe(
+      `${REJECTED}validation error: required plugin "xyzzy" not present`,
+    );
     expect((await createWith(settings, [...plugins, { name: "xyzzy", index: "20" }], ctr0, pod)).error).toBeUndefined();
   });
 });
@@ -214,7 +274,10 @@ function validationRequest(
   };
 }
 
-function outcome(settings: Partial<DefaultValidatorConfig>, request: ValidateContainerAdjustmentRequest): string | undefined {
+function outcome(
+  settings: Partial<DefaultValidatorConfig>,
+  request: ValidateContainerAdjustmentRequest,
+): string | undefined {
   try {
     checkDefaultValidation(config(settings), request);
     return undefined;
@@ -232,12 +295,44 @@ const pod = (annotations: Record<string, string> = {}): DeepPartial<PodSandbox> 
 const ANNOTATED = "required-plugins.noderesource.dev/container.container-name";
 
 describe("default validator: required plugins (default-validator_test.go)", () => {
-  it.each<[string, Partial<DefaultValidatorConfig>, Record<string, string>, Array<{ name: string; index: string }>, string | undefined]>([
+  it.each<
+    [
+      string,
+      Partial<DefaultValidatorConfig>,
+      Record<string, string>,
+      Array<{ name: string; index: string }>,
+      string | undefined,
+    ]
+  >([
     ["no required plugins", {}, {}, [], undefined],
-    ["missing annotated required plugin", {}, { [ANNOTATED]: "[ plugin ]" }, [], 'validation error: required plugin "plugin" not present'],
-    ["present annotated required plugin", {}, { [ANNOTATED]: "[ plugin ]" }, [{ name: "plugin", index: "00" }], undefined],
-    ["missing global required plugin", { requiredPlugins: ["plugin"] }, {}, [], 'validation error: required plugin "plugin" not present'],
-    ["present global required plugin", { requiredPlugins: ["plugin"] }, {}, [{ name: "plugin", index: "00" }], undefined],
+    [
+      "missing annotated required plugin",
+      {},
+      { [ANNOTATED]: "[ plugin ]" },
+      [],
+      'validation error: required plugin "plugin" not present',
+    ],
+    [
+      "present annotated required plugin",
+      {},
+      { [ANNOTATED]: "[ plugin ]" },
+      [{ name: "plugin", index: "00" }],
+      undefined,
+    ],
+    [
+      "missing global required plugin",
+      { requiredPlugins: ["plugin"] },
+      {},
+      [],
+      'validation error: required plugin "plugin" not present',
+    ],
+    [
+      "present global required plugin",
+      { requiredPlugins: ["plugin"] },
+      {},
+      [{ name: "plugin", index: "00" }],
+      undefined,
+    ],
     [
       "tolerated missing (global required) plugin",
       { requiredPlugins: ["plugin"], tolerateMissingPluginsAnnotation: "tolerate-missing-plugins" },
@@ -249,7 +344,10 @@ describe("default validator: required plugins (default-validator_test.go)", () =
       "present annotated and global required plugin",
       { requiredPlugins: ["plugin1"] },
       { [ANNOTATED]: "[ plugin2 ]" },
-      [{ name: "plugin1", index: "00" }, { name: "plugin2", index: "01" }],
+      [
+        { name: "plugin1", index: "00" },
+        { name: "plugin2", index: "01" },
+      ],
       undefined,
     ],
     [
@@ -273,13 +371,17 @@ describe("default validator: required plugins (default-validator_test.go)", () =
   it("applies the rule even without an adjustment, and accepts full names", () => {
     const request = validationRequest(pod(), [{ name: "plugin", index: "05" }]);
     expect(outcome({ requiredPlugins: ["05-plugin", "plugin"] }, request)).toBeUndefined();
-    expect(outcome({ requiredPlugins: ["06-plugin"] }, request)).toBe('validation error: required plugin "06-plugin" not present');
+    expect(outcome({ requiredPlugins: ["06-plugin"] }, request)).toBe(
+      'validation error: required plugin "06-plugin" not present',
+    );
   });
 
   it("reads annotations with container > pod > bare precedence, from the pod only", () => {
     const key = "required-plugins.noderesource.dev";
     const plugins = [{ name: "a", index: "00" }];
-    expect(outcome({}, validationRequest(pod({ [key]: "[x]", [`${key}/pod`]: "[y]", [ANNOTATED]: "[a]" }), plugins))).toBeUndefined();
+    expect(
+      outcome({}, validationRequest(pod({ [key]: "[x]", [`${key}/pod`]: "[y]", [ANNOTATED]: "[a]" }), plugins)),
+    ).toBeUndefined();
     expect(outcome({}, validationRequest(pod({ [key]: "[x]", [`${key}/pod`]: "[y]" }), plugins))).toBe(
       'validation error: required plugin "y" not present',
     );
@@ -293,11 +395,16 @@ describe("default validator: required plugins (default-validator_test.go)", () =
   });
 
   it("reads the annotation as YAML: block lists, JSON, empty values", () => {
-    const plugins = [{ name: "a", index: "00" }, { name: "b", index: "01" }];
+    const plugins = [
+      { name: "a", index: "00" },
+      { name: "b", index: "01" },
+    ];
     expect(outcome({}, validationRequest(pod({ [ANNOTATED]: "- a\n- b\n" }), plugins))).toBeUndefined();
     expect(outcome({}, validationRequest(pod({ [ANNOTATED]: '["a", "01-b"]' }), plugins))).toBeUndefined();
     expect(outcome({}, validationRequest(pod({ [ANNOTATED]: "" }), []))).toBeUndefined();
-    expect(outcome({}, validationRequest(pod({ [ANNOTATED]: "[a, ~, c]" }), plugins))).toBe('validation error: required plugin "c" not present');
+    expect(outcome({}, validationRequest(pod({ [ANNOTATED]: "[a, ~, c]" }), plugins))).toBe(
+      'validation error: required plugin "c" not present',
+    );
   });
 
   it("rejects an annotation that is not a YAML list, unwrapped", () => {
@@ -313,10 +420,12 @@ describe("default validator: required plugins (default-validator_test.go)", () =
   it("reads the toleration with ParseBool and rejects other values, unwrapped", () => {
     const settings = { requiredPlugins: ["plugin"], tolerateMissingPluginsAnnotation: "tolerate" };
     expect(outcome(settings, validationRequest(pod({ "tolerate/pod": "T" })))).toBeUndefined();
-    expect(outcome(settings, validationRequest(pod({ tolerate: "0" })))).toBe('validation error: required plugin "plugin" not present');
-    expect(outcome(settings, validationRequest(pod({ "tolerate/container.container-name": "yes", tolerate: "true" })))).toBe(
-      'invalid tolerate annotation "yes": strconv.ParseBool: parsing "yes": invalid syntax',
+    expect(outcome(settings, validationRequest(pod({ tolerate: "0" })))).toBe(
+      'validation error: required plugin "plugin" not present',
     );
+    expect(
+      outcome(settings, validationRequest(pod({ "tolerate/container.container-name": "yes", tolerate: "true" }))),
+    ).toBe('invalid tolerate annotation "yes": strconv.ParseBool: parsing "yes": invalid syntax');
   });
 
   it("tolerates annotated requirements too, and checks the toleration first", () => {
@@ -325,8 +434,12 @@ describe("default validator: required plugins (default-validator_test.go)", () =
   });
 
   it("throws typed errors", () => {
-    expect(() => checkDefaultValidation(config({ requiredPlugins: ["x"] }), validationRequest(pod()))).toThrow(DefaultValidationError);
-    expect(() => checkDefaultValidation(config({}), validationRequest(pod({ [ANNOTATED]: "{}" })))).toThrow(AnnotationValueError);
+    expect(() => checkDefaultValidation(config({ requiredPlugins: ["x"] }), validationRequest(pod()))).toThrow(
+      DefaultValidationError,
+    );
+    expect(() => checkDefaultValidation(config({}), validationRequest(pod({ [ANNOTATED]: "{}" })))).toThrow(
+      AnnotationValueError,
+    );
   });
 });
 
@@ -344,7 +457,10 @@ describe("default validator: sysctl (default-validator_test.go TestValidateSysct
   it("rejects a sysctl a plugin owns", () => {
     const owners = new Ownership();
     owners.claimEntry("container-id", Field.Sysctl, "foo", "plugin2");
-    const request = validationRequest(pod(), [{ name: "plugin2", index: "00" }], { adjust: adjust({ foo: "bar" }), owners: owners.message });
+    const request = validationRequest(pod(), [{ name: "plugin2", index: "00" }], {
+      adjust: adjust({ foo: "bar" }),
+      owners: owners.message,
+    });
     expect(outcome({ rejectSysctlAdjustment: true }, request)).toBe(
       "validation error: attempted restricted sysctl adjustment by plugin(s) plugin2",
     );
@@ -372,7 +488,9 @@ describe("default validator: sysctl (default-validator_test.go TestValidateSysct
       ],
       { id: "ctr0", name: "ctr0" },
     );
-    expect(error).toBe(`${REJECTED}validation error: attempted restricted sysctl adjustment by plugin(s) 10-foo, 20-bar`);
+    expect(error).toBe(
+      `${REJECTED}validation error: attempted restricted sysctl adjustment by plugin(s) 10-foo, 20-bar`,
+    );
   });
 });
 
@@ -385,18 +503,57 @@ describe("default validator: rule order and skips", () => {
       rejectSysctlAdjustment: true,
       requiredPlugins: ["missing"],
     };
-    const all = { hooks: { prestart: [{ path: "/h" }] }, linux: { seccompPolicy: SECCOMP, namespaces: [{ type: "ipc" }], sysctl: { a: "1" } } };
+    const all = {
+      hooks: { prestart: [{ path: "/h" }] },
+      linux: { seccompPolicy: SECCOMP, namespaces: [{ type: "ipc" }], sysctl: { a: "1" } },
+    };
     const plugin = (adjust: Plugin["adjust"]): Plugin[] => [{ name: "p", index: "10", adjust }];
     const ctr = { id: "ctr0", name: "ctr0" };
-    expect((await createWith(everything, plugin(() => all), ctr)).error).toMatch(/OCI hook injection$/);
-    expect((await createWith(everything, plugin(() => ({ linux: all.linux })), ctr)).error).toMatch(/unconfined seccomp policy adjustment$/);
-    expect((await createWith(everything, plugin(() => ({ linux: { ...all.linux, seccompPolicy: undefined } })), ctr)).error).toMatch(
-      /namespace adjustment by plugin\(s\) "10-p" \(namespace "ipc"\)$/,
-    );
-    expect((await createWith(everything, plugin(() => ({ linux: { sysctl: { a: "1" } } })), ctr)).error).toMatch(/"missing" not present$/);
-    expect((await createWith({ ...everything, requiredPlugins: [] }, plugin(() => ({ linux: { sysctl: { a: "1" } } })), ctr)).error).toMatch(
-      /sysctl adjustment by plugin\(s\) 10-p$/,
-    );
+    expect(
+      (
+        await createWith(
+          everything,
+          plugin(() => all),
+          ctr,
+        )
+      ).error,
+    ).toMatch(/OCI hook injection$/);
+    expect(
+      (
+        await createWith(
+          everything,
+          plugin(() => ({ linux: all.linux })),
+          ctr,
+        )
+      ).error,
+    ).toMatch(/unconfined seccomp policy adjustment$/);
+    expect(
+      (
+        await createWith(
+          everything,
+          plugin(() => ({ linux: { ...all.linux, seccompPolicy: undefined } })),
+          ctr,
+        )
+      ).error,
+    ).toMatch(/namespace adjustment by plugin\(s\) "10-p" \(namespace "ipc"\)$/);
+    expect(
+      (
+        await createWith(
+          everything,
+          plugin(() => ({ linux: { sysctl: { a: "1" } } })),
+          ctr,
+        )
+      ).error,
+    ).toMatch(/"missing" not present$/);
+    expect(
+      (
+        await createWith(
+          { ...everything, requiredPlugins: [] },
+          plugin(() => ({ linux: { sysctl: { a: "1" } } })),
+          ctr,
+        )
+      ).error,
+    ).toMatch(/sysctl adjustment by plugin\(s\) 10-p$/);
   });
 
   it("skips the adjustment rules when there is no adjustment", () => {
@@ -405,7 +562,12 @@ describe("default validator: rule order and skips", () => {
     owners.claim("container-id", Field.SeccompPolicy, "p");
     owners.claimEntry("container-id", Field.Namespace, "ipc", "p");
     const request = validationRequest(pod(), [], { owners: owners.message });
-    const strict = { rejectOCIHookAdjustment: true, rejectUnconfinedSeccompAdjustment: true, rejectNamespaceAdjustment: true, rejectSysctlAdjustment: true };
+    const strict = {
+      rejectOCIHookAdjustment: true,
+      rejectUnconfinedSeccompAdjustment: true,
+      rejectNamespaceAdjustment: true,
+      rejectSysctlAdjustment: true,
+    };
     expect(outcome(strict, request)).toBeUndefined();
   });
 
@@ -419,7 +581,10 @@ describe("default validator: rule order and skips", () => {
       reject: true,
       reason: 'validation error: required plugin "x" not present',
     });
-    expect(validator?.validate(validationRequest(pod(), [{ name: "x", index: "01" }]))).toStrictEqual({ reject: false, reason: "" });
+    expect(validator?.validate(validationRequest(pod(), [{ name: "x", index: "01" }]))).toStrictEqual({
+      reject: false,
+      reason: "",
+    });
   });
 
   it("keeps its own copy of the configuration", () => {
@@ -430,4 +595,3 @@ describe("default validator: rule order and skips", () => {
     expect(validator?.validate(validationRequest(pod(), [{ name: "x", index: "01" }])).reject).toBe(false);
   });
 });
-

@@ -64,7 +64,9 @@ function checkSeccompPolicy(config: DefaultValidatorConfig, request: ValidateCon
     }
   } else if (profile.profileType === SecurityProfile_ProfileType.RUNTIME_DEFAULT) {
     if (config.rejectRuntimeDefaultSeccompAdjustment) {
-      throw new DefaultValidationError(`plugin ${owner} attempted restricted runtime default seccomp policy adjustment`);
+      throw new DefaultValidationError(
+        `plugin ${owner} attempted restricted runtime default seccomp policy adjustment`,
+      );
     }
   } else if (profile.profileType === SecurityProfile_ProfileType.LOCALHOST) {
     if (config.rejectCustomSeccompAdjustment) {
@@ -139,7 +141,10 @@ function checkSysctl(config: DefaultValidatorConfig, request: ValidateContainerA
  * namespaces, required plugins, sysctl); the first failure throws a
  * DefaultValidationError or an AnnotationValueError with Go's text.
  */
-export function checkDefaultValidation(config: DefaultValidatorConfig, request: ValidateContainerAdjustmentRequest): void {
+export function checkDefaultValidation(
+  config: DefaultValidatorConfig,
+  request: ValidateContainerAdjustmentRequest,
+): void {
   checkOciHooks(config, request);
   checkSeccompPolicy(config, request);
   checkNamespaces(config, request);

@@ -22,7 +22,6 @@ function isNotFound(error: unknown): boolean {
   return (error as NodeJS.ErrnoException).code === "ENOENT";
 }
 
-
 /**
  * The plugin's configuration: `<configDir>/<idx>-<name>.conf`, else
  * `<configDir>/<name>.conf`, else "".

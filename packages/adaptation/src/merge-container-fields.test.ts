@@ -21,7 +21,7 @@ describe("args", () => {
     expect(result.request.container.args).toStrictEqual(["echo", "hi"]);
   });
 
-  it("lets a leading \"\" (UpdateArgs) replace an earlier plugin's args", () => {
+  it('lets a leading "" (UpdateArgs) replace an earlier plugin\'s args', () => {
     const result = create();
     result.apply(respond({ args: ["echo", "hi"] }), "00-a");
     result.apply(respond({ args: ["", ...result.request.container.args, "again"] }), "10-b");
@@ -29,7 +29,7 @@ describe("args", () => {
     expect(result.owners.owner("ctr0", Field.Args)).toBe("10-b");
   });
 
-  it("edge: a lone \"\" clears and claims, leaving empty args in the reply", () => {
+  it('edge: a lone "" clears and claims, leaving empty args in the reply', () => {
     const result = create();
     result.apply(respond({ args: ["echo"] }), "00-a");
     result.apply(respond({ args: [""] }), "10-b");
@@ -65,14 +65,26 @@ describe("whole-value Linux fields", () => {
   it.each([
     ["cgroupsPath", { cgroupsPath: "/a" }, { cgroupsPath: "/b" }, "CgroupsPath"],
     ["oomScoreAdj", { oomScoreAdj: { value: 0n } }, { oomScoreAdj: { value: -1n } }, "OomScoreAdj"],
-    ["ioPriority", { ioPriority: { class: IOPrioClass.IOPRIO_CLASS_BE } }, { ioPriority: { priority: 1 } }, "IoPriority"],
-    ["seccompPolicy", { seccompPolicy: { defaultAction: "A" } }, { seccompPolicy: { defaultAction: "B" } }, "SeccompPolicy"],
+    [
+      "ioPriority",
+      { ioPriority: { class: IOPrioClass.IOPRIO_CLASS_BE } },
+      { ioPriority: { priority: 1 } },
+      "IoPriority",
+    ],
+    [
+      "seccompPolicy",
+      { seccompPolicy: { defaultAction: "A" } },
+      { seccompPolicy: { defaultAction: "B" } },
+      "SeccompPolicy",
+    ],
     ["scheduler", { scheduler: { nice: 1 } }, { scheduler: { nice: 2 } }, "LinuxSched"],
     ["memoryPolicy", { memoryPolicy: { nodes: "0" } }, { memoryPolicy: { nodes: "1" } }, "MemoryPolicy"],
   ] as const)("%s is claimed and conflicts on a second plugin", (_key, first, second, name) => {
     const result = create();
     result.apply(respond({ linux: first }), "00-a");
-    expect(() => result.apply(respond({ linux: second }), "10-b")).toThrow(`plugins "10-b" and "00-a" both tried to set ${name} `);
+    expect(() => result.apply(respond({ linux: second }), "10-b")).toThrow(
+      `plugins "10-b" and "00-a" both tried to set ${name} `,
+    );
   });
 
   it("applies oom score, I/O priority, seccomp and scheduler to the request copy but not the memory policy", () => {

@@ -1,10 +1,4 @@
-import type {
-  CDIDevice,
-  Hook,
-  Hooks,
-  LinuxContainerAdjustment,
-  POSIXRlimit,
-} from "@nri-ts/api";
+import type { CDIDevice, Hook, Hooks, LinuxContainerAdjustment, POSIXRlimit } from "@nri-ts/api";
 import { Field } from "@nri-ts/api";
 import type { SimpleField } from "./fields.js";
 import type { AdjustmentTarget } from "./merge-context.js";
@@ -59,7 +53,12 @@ export function mergeCgroupsPath(path: string, target: AdjustmentTarget): void {
 }
 
 /** Claim a present whole-value field for the plugin and hand the value to `apply`. */
-function mergeWhole<V>(value: V | undefined, field: SimpleField, target: AdjustmentTarget, apply: (value: V) => void): void {
+function mergeWhole<V>(
+  value: V | undefined,
+  field: SimpleField,
+  target: AdjustmentTarget,
+  apply: (value: V) => void,
+): void {
   if (value === undefined) return;
   target.owners.claim(target.id, field, target.plugin);
   apply(value);

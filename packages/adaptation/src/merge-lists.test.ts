@@ -45,22 +45,31 @@ describe("list algorithm: mounts", () => {
     result.apply(CreateContainerResponse.fromPartial({ adjust: { mounts: [mount("-/x")] } }), "10-b");
     expect(result.response().adjust?.mounts).toStrictEqual([mount("-/x")]);
     expect(result.owners.entryOwner("ctr0", Field.Mounts, "/x")).toBe("-10-b");
-    expect(() => result.apply(CreateContainerResponse.fromPartial({ adjust: { mounts: [mount("/x", "/c")] } }), "20-c")).toThrow(
-      'plugins "20-c" and "10-b" both tried to set Mounts /x',
-    );
+    expect(() =>
+      result.apply(CreateContainerResponse.fromPartial({ adjust: { mounts: [mount("/x", "/c")] } }), "20-c"),
+    ).toThrow('plugins "20-c" and "10-b" both tried to set Mounts /x');
   });
 
   it("does not echo the marker when the plugin re-adds the destination; markers are never dropped", () => {
     const result = create();
-    result.apply(CreateContainerResponse.fromPartial({ adjust: { mounts: [mount("-/gone"), mount("/x", "/a")] } }), "00-a");
-    result.apply(CreateContainerResponse.fromPartial({ adjust: { mounts: [mount("-/x"), mount("/x", "/b"), mount("-/gone")] } }), "10-b");
+    result.apply(
+      CreateContainerResponse.fromPartial({ adjust: { mounts: [mount("-/gone"), mount("/x", "/a")] } }),
+      "00-a",
+    );
+    result.apply(
+      CreateContainerResponse.fromPartial({ adjust: { mounts: [mount("-/x"), mount("/x", "/b"), mount("-/gone")] } }),
+      "10-b",
+    );
     expect(result.response().adjust?.mounts).toStrictEqual([mount("-/gone"), mount("/x", "/b"), mount("-/gone")]);
   });
 
   it("fails when one plugin lists the same destination twice", () => {
     const result = create();
     expect(() =>
-      result.apply(CreateContainerResponse.fromPartial({ adjust: { mounts: [mount("/x", "/1"), mount("/x", "/2")] } }), "00-a"),
+      result.apply(
+        CreateContainerResponse.fromPartial({ adjust: { mounts: [mount("/x", "/1"), mount("/x", "/2")] } }),
+        "00-a",
+      ),
     ).toThrow('plugins "00-a" and "00-a" both tried to set Mounts /x');
   });
 });
@@ -69,7 +78,15 @@ describe("list algorithm: env", () => {
   it("replaces by name (the text before the first '='), appends NAME=value to the request copy", () => {
     const result = create();
     result.apply(
-      CreateContainerResponse.fromPartial({ adjust: { env: [{ key: "EQ", value: "c" }, { key: "BARE", value: "" }, { key: "NEW", value: "n=1" }] } }),
+      CreateContainerResponse.fromPartial({
+        adjust: {
+          env: [
+            { key: "EQ", value: "c" },
+            { key: "BARE", value: "" },
+            { key: "NEW", value: "n=1" },
+          ],
+        },
+      }),
       "00-a",
     );
     expect(result.response().adjust?.env).toStrictEqual([
@@ -90,7 +107,17 @@ describe("list algorithm: env", () => {
   it("lets a later plugin override with a marker plus a new value", () => {
     const result = create();
     result.apply(CreateContainerResponse.fromPartial({ adjust: { env: [{ key: "X", value: "a" }] } }), "00-a");
-    result.apply(CreateContainerResponse.fromPartial({ adjust: { env: [{ key: "-X", value: "" }, { key: "X", value: "b" }] } }), "10-b");
+    result.apply(
+      CreateContainerResponse.fromPartial({
+        adjust: {
+          env: [
+            { key: "-X", value: "" },
+            { key: "X", value: "b" },
+          ],
+        },
+      }),
+      "10-b",
+    );
     expect(result.response().adjust?.env).toStrictEqual([{ key: "X", value: "b" }]);
     expect(result.request.container.env).toStrictEqual(["PATH=/bin", "KEEP=1", "BARE", "EQ=a=b", "X=b"]);
     expect(result.owners.entryOwner("ctr0", Field.Env, "X")).toBe("10-b");
@@ -100,7 +127,10 @@ describe("list algorithm: env", () => {
 describe("list algorithm: devices", () => {
   it("QUIRK: removing an original device changes only the request copy", () => {
     const result = create();
-    result.apply(CreateContainerResponse.fromPartial({ adjust: { linux: { devices: [{ path: "-/dev/own" }] } } }), "00-a");
+    result.apply(
+      CreateContainerResponse.fromPartial({ adjust: { linux: { devices: [{ path: "-/dev/own" }] } } }),
+      "00-a",
+    );
     expect(result.response().adjust?.linux?.devices).toStrictEqual([]);
     expect(result.request.container.linux.devices).toStrictEqual([]);
   });
@@ -109,7 +139,10 @@ describe("list algorithm: devices", () => {
     const result = create();
     result.apply(CreateContainerResponse.fromPartial({ adjust: { linux: { devices: [{ path: "/dev/x" }] } } }), "00-a");
     expect(() =>
-      result.apply(CreateContainerResponse.fromPartial({ adjust: { linux: { devices: [{ path: "/dev/x" }] } } }), "10-b"),
+      result.apply(
+        CreateContainerResponse.fromPartial({ adjust: { linux: { devices: [{ path: "/dev/x" }] } } }),
+        "10-b",
+      ),
     ).toThrow('plugins "10-b" and "00-a" both tried to set Devices /dev/x');
   });
 });

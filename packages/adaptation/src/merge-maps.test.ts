@@ -28,9 +28,9 @@ describe("map algorithm: annotations", () => {
   it("conflicts when a second plugin sets the same key", () => {
     const result = create();
     result.apply(CreateContainerResponse.fromPartial({ adjust: { annotations: { a: "1" } } }), "00-a");
-    expect(() => result.apply(CreateContainerResponse.fromPartial({ adjust: { annotations: { a: "2" } } }), "10-b")).toThrow(
-      'plugins "10-b" and "00-a" both tried to set Annotations a',
-    );
+    expect(() =>
+      result.apply(CreateContainerResponse.fromPartial({ adjust: { annotations: { a: "2" } } }), "10-b"),
+    ).toThrow('plugins "10-b" and "00-a" both tried to set Annotations a');
   });
 
   it("lets a plugin take a key over by removing and setting it in one response", () => {
@@ -57,7 +57,10 @@ describe("map algorithm: annotations", () => {
 
   it("strips only the first '-' and never marks the empty key", () => {
     const result = create();
-    result.apply(CreateContainerResponse.fromPartial({ adjust: { annotations: { "--x": "", "": "empty", "-": "" } } }), "00-a");
+    result.apply(
+      CreateContainerResponse.fromPartial({ adjust: { annotations: { "--x": "", "": "empty", "-": "" } } }),
+      "00-a",
+    );
     expect(result.response().adjust?.annotations).toStrictEqual({ "": "empty", "--x": "", "-": "" });
     expect(result.owners.entryOwners("ctr0", Field.Annotations)).toStrictEqual({ "": "00-a" });
   });
@@ -67,7 +70,10 @@ describe("map algorithm: sysctl", () => {
   it("sets, claims and takes over like annotations", () => {
     const result = create();
     result.apply(CreateContainerResponse.fromPartial({ adjust: { linux: { sysctl: { "net.a": "1" } } } }), "00-a");
-    result.apply(CreateContainerResponse.fromPartial({ adjust: { linux: { sysctl: { "-net.a": "", "net.a": "2" } } } }), "10-b");
+    result.apply(
+      CreateContainerResponse.fromPartial({ adjust: { linux: { sysctl: { "-net.a": "", "net.a": "2" } } } }),
+      "10-b",
+    );
     expect(result.response().adjust?.linux?.sysctl).toStrictEqual({ "net.a": "2", "-net.a": "" });
     expect(result.request.container.linux.sysctl).toStrictEqual({ "net.own": "1", "net.a": "2" });
     expect(() =>
@@ -90,7 +96,9 @@ describe("map algorithm: net devices", () => {
   it("marks removals with an empty device, which encodes like Go's nil", () => {
     const result = create();
     result.apply(
-      CreateContainerResponse.fromPartial({ adjust: { linux: { netDevices: { "-eth0": {}, "-eth1": {}, eth1: { name: "x" } } } } }),
+      CreateContainerResponse.fromPartial({
+        adjust: { linux: { netDevices: { "-eth0": {}, "-eth1": {}, eth1: { name: "x" } } } },
+      }),
       "00-a",
     );
     const netDevices = result.response().adjust?.linux?.netDevices;

@@ -25,7 +25,10 @@ const adjust = (namespaces: Array<{ type: string; path?: string }>) =>
 describe("namespaces", () => {
   it("sends each entry as is, replaces and deletes by type in the request copy", () => {
     const result = create();
-    result.apply(adjust([{ type: "network", path: "/run/netns/b" }, { type: "-ipc" }, { type: "uts", path: "" }]), "00-a");
+    result.apply(
+      adjust([{ type: "network", path: "/run/netns/b" }, { type: "-ipc" }, { type: "uts", path: "" }]),
+      "00-a",
+    );
     expect(result.response().adjust?.linux?.namespaces).toStrictEqual([
       { type: "network", path: "/run/netns/b" },
       { type: "-ipc", path: "" },
@@ -53,7 +56,15 @@ describe("namespaces", () => {
   it("collapses duplicate types of the original container to the last one when touched", () => {
     const result = new CreateContainerResult(
       CreateContainerRequest.fromPartial({
-        container: { id: "ctr0", linux: { namespaces: [{ type: "pid", path: "/1" }, { type: "pid", path: "/2" }] } },
+        container: {
+          id: "ctr0",
+          linux: {
+            namespaces: [
+              { type: "pid", path: "/1" },
+              { type: "pid", path: "/2" },
+            ],
+          },
+        },
       }),
     );
     result.apply(adjust([{ type: "uts" }]), "00-a");

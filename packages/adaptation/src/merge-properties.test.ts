@@ -1,5 +1,10 @@
 import type { DeepPartial } from "@nri-ts/api";
-import { ContainerAdjustment, CreateContainerRequest, CreateContainerResponse, StopContainerResponse } from "@nri-ts/api";
+import {
+  ContainerAdjustment,
+  CreateContainerRequest,
+  CreateContainerResponse,
+  StopContainerResponse,
+} from "@nri-ts/api";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CreateContainerResult } from "./create-container-result.js";
@@ -43,13 +48,21 @@ const adjustment: fc.Arbitrary<DeepPartial<ContainerAdjustment>> = fc.record({
 });
 
 const updates = fc.array(
-  fc.record({ containerId: fc.constantFrom("ctr0", "ctr1", "ctr2"), ignoreFailure: fc.boolean(), linux: optional(fc.record({ resources: optional(resources) })) }),
+  fc.record({
+    containerId: fc.constantFrom("ctr0", "ctr1", "ctr2"),
+    ignoreFailure: fc.boolean(),
+    linux: optional(fc.record({ resources: optional(resources) })),
+  }),
   { maxLength: 3 },
 );
 
 /** Every owner (every string leaf of the message) names a plugin that answered: `p`, `-p`, or `p1,p2` for hooks. */
 function ownersAreKnown(owners: unknown): boolean {
-  if (typeof owners === "string") return owners.replace(/^-/, "").split(",").every((name) => PLUGINS.includes(name));
+  if (typeof owners === "string")
+    return owners
+      .replace(/^-/, "")
+      .split(",")
+      .every((name) => PLUGINS.includes(name));
   if (owners === null || typeof owners !== "object") return false;
   return Object.values(owners).every(ownersAreKnown);
 }
@@ -57,22 +70,32 @@ function ownersAreKnown(owners: unknown): boolean {
 describe("merge properties", () => {
   it("fails only with typed errors, and leaves a reply that encodes and owners that name plugins", () => {
     fc.assert(
-      fc.property(fc.array(fc.option(fc.record({ adjust: optional(adjustment), update: updates }), { nil: undefined }), { minLength: 3, maxLength: 3 }), (answers) => {
-        const result = new CreateContainerResult(CreateContainerRequest.fromPartial({ container: { id: "ctr0", env: ["x=1"] } }));
-        try {
-          answers.forEach((answer, i) =>
-            result.apply(answer === undefined ? undefined : CreateContainerResponse.fromPartial(answer), PLUGINS[i]),
+      fc.property(
+        fc.array(fc.option(fc.record({ adjust: optional(adjustment), update: updates }), { nil: undefined }), {
+          minLength: 3,
+          maxLength: 3,
+        }),
+        (answers) => {
+          const result = new CreateContainerResult(
+            CreateContainerRequest.fromPartial({ container: { id: "ctr0", env: ["x=1"] } }),
           );
-        } catch (error) {
-          expect(error instanceof ConflictError || error instanceof CreationUpdateError).toBe(true);
-          return;
-        }
-        const response = result.response();
-        const bytes = CreateContainerResponse.encode(response).finish();
-        expect(CreateContainerResponse.toJSON(CreateContainerResponse.decode(bytes))).toStrictEqual(CreateContainerResponse.toJSON(response));
-        expect(ownersAreKnown(result.owners.message)).toBe(true);
-        expect(response.update.every((update) => update.containerId !== "ctr0")).toBe(true);
-      }),
+          try {
+            answers.forEach((answer, i) =>
+              result.apply(answer === undefined ? undefined : CreateContainerResponse.fromPartial(answer), PLUGINS[i]),
+            );
+          } catch (error) {
+            expect(error instanceof ConflictError || error instanceof CreationUpdateError).toBe(true);
+            return;
+          }
+          const response = result.response();
+          const bytes = CreateContainerResponse.encode(response).finish();
+          expect(CreateContainerResponse.toJSON(CreateContainerResponse.decode(bytes))).toStrictEqual(
+            CreateContainerResponse.toJSON(response),
+          );
+          expect(ownersAreKnown(result.owners.message)).toBe(true);
+          expect(response.update.every((update) => update.containerId !== "ctr0")).toBe(true);
+        },
+      ),
       { numRuns: 500 },
     );
   });

@@ -9,7 +9,8 @@ function create(): CreateContainerResult {
   );
 }
 
-const rdt = (value: DeepPartial<LinuxRdt>) => CreateContainerResponse.fromPartial({ adjust: { linux: { rdt: value } } });
+const rdt = (value: DeepPartial<LinuxRdt>) =>
+  CreateContainerResponse.fromPartial({ adjust: { linux: { rdt: value } } });
 
 describe("RDT", () => {
   it("lets different plugins set different RDT fields", () => {
@@ -17,7 +18,11 @@ describe("RDT", () => {
     result.apply(rdt({ closId: { value: "a" } }), "00-a");
     result.apply(rdt({ schemata: { value: ["L3:0=f"] }, enableMonitoring: { value: false } }), "10-b");
     expect(result.response().adjust?.linux?.rdt).toStrictEqual(
-      LinuxRdt.fromPartial({ closId: { value: "a" }, schemata: { value: ["L3:0=f"] }, enableMonitoring: { value: false } }),
+      LinuxRdt.fromPartial({
+        closId: { value: "a" },
+        schemata: { value: ["L3:0=f"] },
+        enableMonitoring: { value: false },
+      }),
     );
     expect(result.request.container.linux.rdt).toStrictEqual(LinuxRdt.fromPartial({ closId: { value: "own" } }));
   });
@@ -35,8 +40,13 @@ describe("RDT", () => {
 
   it("resets remove when the remover sets fields again", () => {
     const result = create();
-    result.apply(rdt({ closId: { value: "bar" }, schemata: { value: ["x"] }, enableMonitoring: { value: true } }), "00-bar");
+    result.apply(
+      rdt({ closId: { value: "bar" }, schemata: { value: ["x"] }, enableMonitoring: { value: true } }),
+      "00-bar",
+    );
     result.apply(rdt({ remove: true, closId: { value: "foo" } }), "10-foo");
-    expect(result.response().adjust?.linux?.rdt).toStrictEqual(LinuxRdt.fromPartial({ closId: { value: "foo" }, remove: false }));
+    expect(result.response().adjust?.linux?.rdt).toStrictEqual(
+      LinuxRdt.fromPartial({ closId: { value: "foo" }, remove: false }),
+    );
   });
 });

@@ -27,7 +27,10 @@ const resources = (value: DeepPartial<LinuxResources>) =>
 describe("adjusted resources", () => {
   it("overwrites memory and cpu in both reply and request copy, with separate copies of each value", () => {
     const result = create();
-    const response = resources({ memory: { limit: { value: 200n }, swappiness: { value: 0n } }, cpu: { cpus: "1-2", mems: "" } });
+    const response = resources({
+      memory: { limit: { value: 200n }, swappiness: { value: 0n } },
+      cpu: { cpus: "1-2", mems: "" },
+    });
     result.apply(response, "00-a");
     const reply = result.response().adjust?.linux?.resources;
     const container = result.request.container.linux.resources;
@@ -44,7 +47,10 @@ describe("adjusted resources", () => {
     const result = create();
     result.apply(resources({ memory: { swap: { value: 1n } }, cpu: { quota: { value: 1n } } }), "00-a");
     expect(() =>
-      result.apply(resources({ memory: { useHierarchy: { value: true }, swap: { value: 2n } }, cpu: { quota: { value: 2n } } }), "10-b"),
+      result.apply(
+        resources({ memory: { useHierarchy: { value: true }, swap: { value: 2n } }, cpu: { quota: { value: 2n } } }),
+        "10-b",
+      ),
     ).toThrow('plugins "10-b" and "00-a" both tried to set MemSwapLimit ');
   });
 
@@ -72,7 +78,10 @@ describe("adjusted resources", () => {
 
   it("sets unified keys and classes", () => {
     const result = create();
-    result.apply(resources({ unified: { "memory.high": "1G" }, blockioClass: { value: "slow" }, rdtClass: { value: "gold" } }), "00-a");
+    result.apply(
+      resources({ unified: { "memory.high": "1G" }, blockioClass: { value: "slow" }, rdtClass: { value: "gold" } }),
+      "00-a",
+    );
     const reply = result.response().adjust?.linux?.resources;
     expect(reply?.unified).toStrictEqual({ "memory.high": "1G" });
     expect(result.request.container.linux.resources.unified).toStrictEqual({ own: "1", "memory.high": "1G" });

@@ -51,7 +51,11 @@ function mergeOptionals<T, K extends keyof T>(
 }
 
 /** Memory: each set optional is claimed, then overwrites the targets' value. */
-export function mergeMemory(memory: LinuxMemory | undefined, targets: readonly LinuxMemory[], claimant: Claimant): void {
+export function mergeMemory(
+  memory: LinuxMemory | undefined,
+  targets: readonly LinuxMemory[],
+  claimant: Claimant,
+): void {
   if (memory === undefined) return;
   mergeOptionals(memory, MEMORY_FIELDS, targets, claimant);
 }

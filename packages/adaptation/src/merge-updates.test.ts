@@ -26,38 +26,67 @@ type ResourcesInput = DeepPartial<LinuxResources>;
 
 const json = (update: Update | null | undefined) => (update == null ? update : ContainerUpdate.toJSON(update));
 const entry = (containerId: string, resources: ResourcesInput, ignoreFailure = false) =>
-  ContainerUpdate.toJSON(ContainerUpdate.fromPartial({ containerId, ignoreFailure, linux: { resources: { memory: {}, cpu: {}, ...resources } } }));
+  ContainerUpdate.toJSON(
+    ContainerUpdate.fromPartial({
+      containerId,
+      ignoreFailure,
+      linux: { resources: { memory: {}, cpu: {}, ...resources } },
+    }),
+  );
 const update = (containerId: string, resources?: ResourcesInput, ignoreFailure = false) =>
-  ContainerUpdate.fromPartial({ containerId, ignoreFailure, linux: resources === undefined ? undefined : { resources } });
+  ContainerUpdate.fromPartial({
+    containerId,
+    ignoreFailure,
+    linux: resources === undefined ? undefined : { resources },
+  });
 
 /** The updates upstream's mock plugin `plugin` sends for a subject ("resources/cpu", ...). */
 const subjectResources = (subject: string, plugin: string): ResourcesInput =>
   mockResources(subject.replace("resources/", "") as MockResourceSubject, plugin);
 
-const SUBJECTS = ["resources/cpu", "resources/memory", "resources/classes", "resources/hugepagelimits", "resources/unified"];
+const SUBJECTS = [
+  "resources/cpu",
+  "resources/memory",
+  "resources/classes",
+  "resources/hugepagelimits",
+  "resources/unified",
+];
 
 describe("updates during creation (suite #28, #29)", () => {
-  const creating = () => new CreateContainerResult(CreateContainerRequest.fromPartial({ container: { id: "ctr1", name: "ctr1" } }));
+  const creating = () =>
+    new CreateContainerResult(CreateContainerRequest.fromPartial({ container: { id: "ctr1", name: "ctr1" } }));
 
   it.each(SUBJECTS)("collects a single plugin's %s update of another container as exactly its fields", (subject) => {
     const result = creating();
-    result.apply(CreateContainerResponse.fromPartial({ update: [update("ctr0", subjectResources(subject, "00-test"))] }), "00-test");
+    result.apply(
+      CreateContainerResponse.fromPartial({ update: [update("ctr0", subjectResources(subject, "00-test"))] }),
+      "00-test",
+    );
     const { update: updates } = result.response();
     expect(updates.map(json)).toStrictEqual([entry("ctr0", subjectResources(subject, "00-test"))]);
   });
 
   it.each(SUBJECTS)("fails when 00-bar and 10-foo both update %s", (subject) => {
     const result = creating();
-    result.apply(CreateContainerResponse.fromPartial({ update: [update("ctr0", subjectResources(subject, "00-bar"))] }), "00-bar");
+    result.apply(
+      CreateContainerResponse.fromPartial({ update: [update("ctr0", subjectResources(subject, "00-bar"))] }),
+      "00-bar",
+    );
     expect(() =>
-      result.apply(CreateContainerResponse.fromPartial({ update: [update("ctr0", subjectResources(subject, "10-foo"))] }), "10-foo"),
+      result.apply(
+        CreateContainerResponse.fromPartial({ update: [update("ctr0", subjectResources(subject, "10-foo"))] }),
+        "10-foo",
+      ),
     ).toThrow(/^plugins "10-foo" and "00-bar" both tried to set /);
   });
 
   it.each(SUBJECTS)("collects 10-foo's %s update when only it updates", (subject) => {
     const result = creating();
     result.apply(null, "00-bar");
-    result.apply(CreateContainerResponse.fromPartial({ update: [update("ctr0", subjectResources(subject, "10-foo"))] }), "10-foo");
+    result.apply(
+      CreateContainerResponse.fromPartial({ update: [update("ctr0", subjectResources(subject, "10-foo"))] }),
+      "10-foo",
+    );
     expect(result.response().update.map(json)).toStrictEqual([entry("ctr0", subjectResources(subject, "10-foo"))]);
   });
 
@@ -88,8 +117,14 @@ describe("updates during creation (suite #28, #29)", () => {
 describe("update entries", () => {
   it("keep first-seen order, one per container, even without resources", () => {
     const result = new StopContainerResult();
-    result.apply(StopContainerResponse.fromPartial({ update: [update("b"), update("a", { cpu: { cpus: "1" } })] }), "00-x");
-    result.apply(StopContainerResponse.fromPartial({ update: [update("a", { memory: { limit: { value: 5n } } }), update("c")] }), "10-y");
+    result.apply(
+      StopContainerResponse.fromPartial({ update: [update("b"), update("a", { cpu: { cpus: "1" } })] }),
+      "00-x",
+    );
+    result.apply(
+      StopContainerResponse.fromPartial({ update: [update("a", { memory: { limit: { value: 5n } } }), update("c")] }),
+      "10-y",
+    );
     expect(result.response().update.map(json)).toStrictEqual([
       entry("b", {}),
       entry("a", { cpu: { cpus: "1" }, memory: { limit: { value: 5n } } }),
@@ -99,8 +134,14 @@ describe("update entries", () => {
 
   it("AND ignoreFailure over every plugin that touched the container", () => {
     const result = new StopContainerResult();
-    result.apply(StopContainerResponse.fromPartial({ update: [update("a", undefined, true), update("b", undefined, true)] }), "00-x");
-    result.apply(StopContainerResponse.fromPartial({ update: [update("a", undefined, false), update("b", undefined, true)] }), "10-y");
+    result.apply(
+      StopContainerResponse.fromPartial({ update: [update("a", undefined, true), update("b", undefined, true)] }),
+      "00-x",
+    );
+    result.apply(
+      StopContainerResponse.fromPartial({ update: [update("a", undefined, false), update("b", undefined, true)] }),
+      "10-y",
+    );
     expect(result.response().update.map((u) => [u.containerId, u.ignoreFailure])).toStrictEqual([
       ["a", false],
       ["b", true],
@@ -109,14 +150,23 @@ describe("update entries", () => {
 
   it("swallow a conflict of an update with ignoreFailure; the entry keeps its resources", () => {
     const result = new StopContainerResult();
-    result.apply(StopContainerResponse.fromPartial({ update: [update("a", { cpu: { shares: { value: 1n } } })] }), "00-x");
+    result.apply(
+      StopContainerResponse.fromPartial({ update: [update("a", { cpu: { shares: { value: 1n } } })] }),
+      "00-x",
+    );
     result.apply(
       StopContainerResponse.fromPartial({
-        update: [update("a", { memory: { limit: { value: 9n } }, cpu: { shares: { value: 2n } } }, true), update("b", { cpu: { cpus: "3" } })],
+        update: [
+          update("a", { memory: { limit: { value: 9n } }, cpu: { shares: { value: 2n } } }, true),
+          update("b", { cpu: { cpus: "3" } }),
+        ],
       }),
       "10-y",
     );
-    expect(result.response().update.map(json)).toStrictEqual([entry("a", { cpu: { shares: { value: 1n } } }), entry("b", { cpu: { cpus: "3" } })]);
+    expect(result.response().update.map(json)).toStrictEqual([
+      entry("a", { cpu: { shares: { value: 1n } } }),
+      entry("b", { cpu: { cpus: "3" } }),
+    ]);
     // QUIRK (reproduced): the claim made before the conflict stays.
     expect(result.owners.owner("a", Field.MemLimit)).toBe("10-y");
   });
@@ -124,9 +174,9 @@ describe("update entries", () => {
   it("fail on a conflict of an update without ignoreFailure", () => {
     const result = new StopContainerResult();
     result.apply(StopContainerResponse.fromPartial({ update: [update("a", { unified: { k: "1" } }, true)] }), "00-x");
-    expect(() => result.apply(StopContainerResponse.fromPartial({ update: [update("a", { unified: { k: "2" } })] }), "10-y")).toThrow(
-      'plugins "10-y" and "00-x" both tried to set CgroupsUnified k',
-    );
+    expect(() =>
+      result.apply(StopContainerResponse.fromPartial({ update: [update("a", { unified: { k: "2" } })] }), "10-y"),
+    ).toThrow('plugins "10-y" and "00-x" both tried to set CgroupsUnified k');
   });
 
   it("QUIRK: never apply a plugin's pids to another container", () => {
@@ -139,7 +189,10 @@ describe("update entries", () => {
 
   it("ignore cgroup device rules", () => {
     const result = new StopContainerResult();
-    result.apply(StopContainerResponse.fromPartial({ update: [update("a", { devices: [{ allow: true, access: "rw" }] })] }), "00-x");
+    result.apply(
+      StopContainerResponse.fromPartial({ update: [update("a", { devices: [{ allow: true, access: "rw" }] })] }),
+      "00-x",
+    );
     expect(result.response().update[0].linux?.resources?.devices).toStrictEqual([]);
   });
 });
@@ -174,23 +227,44 @@ const updating = (resources: ResourcesInput | undefined = REQUESTED) =>
 describe("UpdateContainer (suite #30, #31)", () => {
   it.each(SUBJECTS)("overlays a single plugin's %s update on the requested resources", (subject) => {
     const result = updating();
-    result.apply(UpdateContainerResponse.fromPartial({ update: [update("ctr0", subjectResources(subject, "00-test"))] }), "00-test");
-    expect(result.response().update.map(json)).toStrictEqual([entry("ctr0", { ...REQUESTED, ...subjectResources(subject, "00-test") })]);
+    result.apply(
+      UpdateContainerResponse.fromPartial({ update: [update("ctr0", subjectResources(subject, "00-test"))] }),
+      "00-test",
+    );
+    expect(result.response().update.map(json)).toStrictEqual([
+      entry("ctr0", { ...REQUESTED, ...subjectResources(subject, "00-test") }),
+    ]);
   });
 
   it.each(SUBJECTS)("fails when two plugins update %s of the requested container", (subject) => {
     const result = updating();
-    result.apply(UpdateContainerResponse.fromPartial({ update: [update("ctr0", subjectResources(subject, "00-bar"))] }), "00-bar");
+    result.apply(
+      UpdateContainerResponse.fromPartial({ update: [update("ctr0", subjectResources(subject, "00-bar"))] }),
+      "00-bar",
+    );
     expect(() =>
-      result.apply(UpdateContainerResponse.fromPartial({ update: [update("ctr0", subjectResources(subject, "10-foo"))] }), "10-foo"),
+      result.apply(
+        UpdateContainerResponse.fromPartial({ update: [update("ctr0", subjectResources(subject, "10-foo"))] }),
+        "10-foo",
+      ),
     ).toThrow(/^plugins "10-foo" and "00-bar" both tried to set /);
   });
 
   it("shows later plugins the merged resources and appends hugepages to them", () => {
     const result = updating();
-    result.apply(UpdateContainerResponse.fromPartial({ update: [update("ctr0", { hugepageLimits: [{ pageSize: "1M", limit: 1n }] })] }), "00-a");
+    result.apply(
+      UpdateContainerResponse.fromPartial({
+        update: [update("ctr0", { hugepageLimits: [{ pageSize: "1M", limit: 1n }] })],
+      }),
+      "00-a",
+    );
     expect(result.request.linuxResources.hugepageLimits).toStrictEqual([{ pageSize: "1M", limit: 1n }]);
-    result.apply(UpdateContainerResponse.fromPartial({ update: [update("ctr0", { hugepageLimits: [{ pageSize: "2M", limit: 2n }] })] }), "10-b");
+    result.apply(
+      UpdateContainerResponse.fromPartial({
+        update: [update("ctr0", { hugepageLimits: [{ pageSize: "2M", limit: 2n }] })],
+      }),
+      "10-b",
+    );
     expect(result.response().update.map(json)).toStrictEqual([
       entry("ctr0", {
         ...REQUESTED,
@@ -204,7 +278,12 @@ describe("UpdateContainer (suite #30, #31)", () => {
 
   it("puts the requested container's entry last, after other containers", () => {
     const result = updating();
-    result.apply(UpdateContainerResponse.fromPartial({ update: [update("ctr0", { cpu: { cpus: "7" } }), update("ctr9", { cpu: { cpus: "8" } })] }), "00-a");
+    result.apply(
+      UpdateContainerResponse.fromPartial({
+        update: [update("ctr0", { cpu: { cpus: "7" } }), update("ctr9", { cpu: { cpus: "8" } })],
+      }),
+      "00-a",
+    );
     expect(result.response().update.map((u) => u?.containerId)).toStrictEqual(["ctr9", "ctr0"]);
   });
 

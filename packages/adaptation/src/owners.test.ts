@@ -49,7 +49,13 @@ describe("Ownership: simple fields (owners_test.go TestSimpleClaims)", () => {
     owners.claim("ctr0", Field.MemLimit, "00-bar");
     const error = conflict(() => owners.claim("ctr0", Field.MemLimit, "10-foo"));
     expect(error.message).toBe('plugins "10-foo" and "00-bar" both tried to set MemLimit ');
-    expect(error).toMatchObject({ name: "ConflictError", plugin: "10-foo", other: "00-bar", field: Field.MemLimit, key: undefined });
+    expect(error).toMatchObject({
+      name: "ConflictError",
+      plugin: "10-foo",
+      other: "00-bar",
+      field: Field.MemLimit,
+      key: undefined,
+    });
   });
 
   it("makes a plugin claiming its own field twice conflict with itself", () => {

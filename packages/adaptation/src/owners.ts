@@ -35,11 +35,7 @@ function ownersFor(owners: OwningPlugins | undefined, id: string): FieldOwners |
 }
 
 /** The owner of a simple field of container `id`: a plugin name, `-<plugin>` once cleared, or undefined. */
-export function simpleOwner(
-  owners: OwningPlugins | undefined,
-  id: string,
-  field: SimpleField,
-): string | undefined {
+export function simpleOwner(owners: OwningPlugins | undefined, id: string, field: SimpleField): string | undefined {
   return ownersFor(owners, id)?.simple[field];
 }
 

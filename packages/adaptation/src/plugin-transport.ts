@@ -45,7 +45,9 @@ export class CallFailure extends Error {
 
 /** Go's text for a done context: its deadline passed (an AbortSignal.timeout) or it was cancelled. */
 export function abortText(reason: unknown): string {
-  return reason instanceof DOMException && reason.name === "TimeoutError" ? "context deadline exceeded" : "context canceled";
+  return reason instanceof DOMException && reason.name === "TimeoutError"
+    ? "context deadline exceeded"
+    : "context canceled";
 }
 
 /** The failure of a call cut short because the runtime's signal aborted, with Go's text. */

@@ -66,9 +66,7 @@ export class PluginStartError extends Error {
 }
 
 /** How waiting for a plugin's RegisterPlugin call ended. */
-type Registration =
-  | { outcome: "registered" | "closed" | "timeout" }
-  | { outcome: "refused"; reason: string };
+type Registration = { outcome: "registered" | "closed" | "timeout" } | { outcome: "refused"; reason: string };
 
 /** Events that older plugins only get through StateChange, and whether the container goes along. */
 const STATE_CHANGE_EVENTS: ReadonlyMap<Event, "pod" | "container"> = new Map([
@@ -84,7 +82,10 @@ const STATE_CHANGE_EVENTS: ReadonlyMap<Event, "pod" | "container"> = new Map([
 ]);
 
 /** The methods relayed as lifecycle events, by the event they carry. */
-export type RelayMethod = Exclude<PluginMethod, "configure" | "synchronize" | "shutdown" | "stateChange" | "validateContainerAdjustment">;
+export type RelayMethod = Exclude<
+  PluginMethod,
+  "configure" | "synchronize" | "shutdown" | "stateChange" | "validateContainerAdjustment"
+>;
 
 /** What a relayed request carries, enough to turn it into a StateChange. */
 interface EventRequest {
@@ -308,8 +309,16 @@ export class Plugin {
     try {
       return await synchronizeInPages(
         async (request) => {
-          const response = await this.#timed("Synchronize", () => this.#call("synchronize", "Synchronize", request, deadline));
-          this.#host.metrics.recordPluginAdjustments(this.fullName, "Synchronize", undefined, response.update.length, 0);
+          const response = await this.#timed("Synchronize", () =>
+            this.#call("synchronize", "Synchronize", request, deadline),
+          );
+          this.#host.metrics.recordPluginAdjustments(
+            this.fullName,
+            "Synchronize",
+            undefined,
+            response.update.length,
+            0,
+          );
           return response;
         },
         pods,
@@ -420,25 +429,38 @@ export class Plugin {
     const requestFailed = this.failurePolicy?.failRequest ?? false;
     this.#failed(error, operation, dropped, requestFailed);
     if (requestFailed) return error.failingRequest();
-    this.#host.logger.warn(`plugin ${this.fullName} failed to handle ${operation} request, proceeding without it: ${error.message}`, {
-      plugin: this.fullName,
-      operation,
-      error,
-    });
+    this.#host.logger.warn(
+      `plugin ${this.fullName} failed to handle ${operation} request, proceeding without it: ${error.message}`,
+      {
+        plugin: this.fullName,
+        operation,
+        error,
+      },
+    );
     return undefined;
   }
 
   #failed(error: PluginError, operation: string, dropped: boolean, requestFailed: boolean): void {
-    this.#host.pluginFailed({ plugin: this.fullName, operation, error, policy: this.failurePolicy, dropped, requestFailed });
+    this.#host.pluginFailed({
+      plugin: this.fullName,
+      operation,
+      error,
+      policy: this.failurePolicy,
+      dropped,
+      requestFailed,
+    });
   }
 
   /** Closes the plugin after a failure, saying why. */
   #closeAfter(error: PluginError, operation: string): void {
-    this.#host.logger.error(`closing plugin ${this.fullName}, failed to handle ${operation} request: ${error.message}`, {
-      plugin: this.fullName,
-      operation,
-      error,
-    });
+    this.#host.logger.error(
+      `closing plugin ${this.fullName}, failed to handle ${operation} request: ${error.message}`,
+      {
+        plugin: this.fullName,
+        operation,
+        error,
+      },
+    );
     this.close();
   }
 
@@ -516,7 +538,11 @@ export class Plugin {
   #recordAdjustments(method: RelayMethod, operation: string, response: unknown): void {
     const metrics = this.#host.metrics;
     if (method === "createContainer") {
-      const { adjust, update, evict } = response as { adjust?: ContainerAdjustment; update: unknown[]; evict: unknown[] };
+      const { adjust, update, evict } = response as {
+        adjust?: ContainerAdjustment;
+        update: unknown[];
+        evict: unknown[];
+      };
       metrics.recordPluginAdjustments(this.fullName, operation, adjust, update.length, evict.length);
     } else if (method === "updateContainer") {
       const { update, evict } = response as { update: unknown[]; evict: unknown[] };
@@ -535,9 +561,12 @@ export class Plugin {
     if (recorder) {
       recorder.pluginWarning(Deprecation.StateChange, this.fullName, details);
     } else {
-      this.#host.logger.warn(`plugin ${this.fullName} uses deprecated StateChange instead of a dedicated ${eventName(event)} RPC call`, {
-        plugin: this.fullName,
-      });
+      this.#host.logger.warn(
+        `plugin ${this.fullName} uses deprecated StateChange instead of a dedicated ${eventName(event)} RPC call`,
+        {
+          plugin: this.fullName,
+        },
+      );
     }
   }
 }

@@ -118,7 +118,12 @@ export class RemotePluginConnection implements PluginTransport {
       // strictly, as Go does: garbage must not pass for a plausible answer
       return decodeMessage(responseType, payload);
     } catch (error) {
-      throw localFailure(Status.INTERNAL, `ttrpc: error unmarshalling payload: ${(error as Error).message}`, "protocol", error);
+      throw localFailure(
+        Status.INTERNAL,
+        `ttrpc: error unmarshalling payload: ${(error as Error).message}`,
+        "protocol",
+        error,
+      );
     }
   }
 
@@ -140,7 +145,8 @@ export class RemotePluginConnection implements PluginTransport {
     }
     if (this.#channel.isClosed) return localFailure(code, StatusText.closed, "closed", cause);
     if (code === Status.UNKNOWN && PROTOCOL_ERROR.test(details)) return localFailure(code, details, "protocol", cause);
-    if (code === Status.INTERNAL && GARBLED_ENVELOPE.test(details)) return localFailure(code, details, "protocol", cause);
+    if (code === Status.INTERNAL && GARBLED_ENVELOPE.test(details))
+      return localFailure(code, details, "protocol", cause);
     return new CallFailure(goStatusText(code, details), code, details, undefined, { cause });
   }
 

@@ -7,7 +7,17 @@ import { text } from "./test-arbitraries.js";
 
 const map = fc.dictionary(text, text, { maxKeys: 3 });
 const pod = fc
-  .record({ id: text, name: text, labels: map, annotations: map, linux: fc.record({ cgroupsPath: text }), ips: fc.array(text, { maxLength: 2 }) }, { requiredKeys: [] })
+  .record(
+    {
+      id: text,
+      name: text,
+      labels: map,
+      annotations: map,
+      linux: fc.record({ cgroupsPath: text }),
+      ips: fc.array(text, { maxLength: 2 }),
+    },
+    { requiredKeys: [] },
+  )
   .map((partial) => PodSandbox.fromPartial(partial));
 const container = fc
   .record(
@@ -25,7 +35,11 @@ const container = fc
   .map((partial) => Container.fromPartial(partial));
 
 const generated = <K extends PluginMethod>(method: K, request: unknown) =>
-  Buffer.from((PluginDefinition.methods[method].requestType as { encode(m: unknown): { finish(): Uint8Array } }).encode(request).finish());
+  Buffer.from(
+    (PluginDefinition.methods[method].requestType as { encode(m: unknown): { finish(): Uint8Array } })
+      .encode(request)
+      .finish(),
+  );
 
 describe("encodePluginRequest", () => {
   it("knows which requests hold a pod and a container and nothing else", () => {
@@ -40,18 +54,29 @@ describe("encodePluginRequest", () => {
 
   it("writes the generated encoder's bytes for every request of a pod and a container", () => {
     fc.assert(
-      fc.property(fc.constantFrom(...POD_AND_CONTAINER_METHODS), fc.option(pod, { nil: undefined }), fc.option(container, { nil: undefined }), (method, p, c) => {
-        const request = { pod: p, container: c };
-        expect(Buffer.from(encodePluginRequest(method, request))).toEqual(generated(method, request));
-      }),
+      fc.property(
+        fc.constantFrom(...POD_AND_CONTAINER_METHODS),
+        fc.option(pod, { nil: undefined }),
+        fc.option(container, { nil: undefined }),
+        (method, p, c) => {
+          const request = { pod: p, container: c };
+          expect(Buffer.from(encodePluginRequest(method, request))).toEqual(generated(method, request));
+        },
+      ),
       { numRuns: 200 },
     );
   });
 
   it("leaves a value not of its declared type to the generated encoder: the same coercion, the same error", () => {
-    const coerced = { pod: { ...PodSandbox.fromPartial({ id: "p" }), name: 7 as unknown as string }, container: Container.fromPartial({ id: "c" }) };
+    const coerced = {
+      pod: { ...PodSandbox.fromPartial({ id: "p" }), name: 7 as unknown as string },
+      container: Container.fromPartial({ id: "c" }),
+    };
     expect(Buffer.from(encodePluginRequest("createContainer", coerced))).toEqual(generated("createContainer", coerced));
-    const negative = { pod: PodSandbox.fromPartial({ id: "p" }), container: { ...Container.fromPartial({ id: "c" }), pid: -1 } };
+    const negative = {
+      pod: PodSandbox.fromPartial({ id: "p" }),
+      container: { ...Container.fromPartial({ id: "c" }), pid: -1 },
+    };
     expect(() => generated("startContainer", negative)).toThrow("invalid uint32: -1");
     expect(() => encodePluginRequest("startContainer", negative)).toThrow("invalid uint32: -1");
   });

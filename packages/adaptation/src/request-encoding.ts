@@ -51,9 +51,11 @@ function encodePodAndContainer(request: { pod?: PodSandbox; container?: Containe
  * encoders that write the same bytes.
  */
 export function encodePluginRequest<K extends PluginMethod>(method: K, request: PluginRequest<K>): Uint8Array {
-  if (POD_AND_CONTAINER_METHODS.has(method)) return encodePodAndContainer(request as { pod?: PodSandbox; container?: Container });
+  if (POD_AND_CONTAINER_METHODS.has(method))
+    return encodePodAndContainer(request as { pod?: PodSandbox; container?: Container });
   if (method === "synchronize") return encodeSynchronizeRequest(request as SynchronizeRequest);
-  if (method === "validateContainerAdjustment") return encodeValidationRequest(request as ValidateContainerAdjustmentRequest);
+  if (method === "validateContainerAdjustment")
+    return encodeValidationRequest(request as ValidateContainerAdjustmentRequest);
   const requestType = PluginDefinition.methods[method].requestType as unknown as MessageType<PluginRequest<K>>;
   return requestType.encode(request).finish();
 }

@@ -26,7 +26,22 @@ import {
   type POSIXRlimit,
   User,
 } from "@nri-ts/api";
-import { close, int32, int64, mark, message, messages, NOT_PLAIN, open, rewind, string, stringMap, strings, uint32, uint64 } from "./field-writer.js";
+import {
+  close,
+  int32,
+  int64,
+  mark,
+  message,
+  messages,
+  NOT_PLAIN,
+  open,
+  rewind,
+  string,
+  stringMap,
+  strings,
+  uint32,
+  uint64,
+} from "./field-writer.js";
 
 /** The fields written below, in the generated order (the test compares them with the generated messages'). */
 export const CONTAINER_FIELDS = [
@@ -55,7 +70,18 @@ export const CONTAINER_FIELDS = [
 ] as const;
 export const MOUNT_FIELDS = ["destination", "type", "source", "options"] as const;
 export const RLIMIT_FIELDS = ["type", "hard", "soft"] as const;
-export const POD_FIELDS = ["id", "name", "uid", "namespace", "labels", "annotations", "runtimeHandler", "linux", "pid", "ips"] as const;
+export const POD_FIELDS = [
+  "id",
+  "name",
+  "uid",
+  "namespace",
+  "labels",
+  "annotations",
+  "runtimeHandler",
+  "linux",
+  "pid",
+  "ips",
+] as const;
 
 /** Repeated nested messages written field by field (a container's mounts and rlimits, the most common ones). */
 function list<T>(field: number, values: readonly T[], writeFields: (value: T) => void): void {

@@ -21,7 +21,11 @@ const pod = fc
       labels: map,
       annotations: map,
       runtimeHandler: text,
-      linux: fc.record({ cgroupParent: text, cgroupsPath: text, namespaces: fc.array(fc.record({ type: text, path: text }), { maxLength: 2 }) }),
+      linux: fc.record({
+        cgroupParent: text,
+        cgroupsPath: text,
+        namespaces: fc.array(fc.record({ type: text, path: text }), { maxLength: 2 }),
+      }),
       pid: uint32,
       ips: list,
     },
@@ -48,7 +52,14 @@ const container = fc
         oomScoreAdj: fc.record({ value: int32 }),
       }),
       pid: uint32,
-      rlimits: fc.array(fc.record({ type: text, hard: fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }), soft: fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }) }), { maxLength: 2 }),
+      rlimits: fc.array(
+        fc.record({
+          type: text,
+          hard: fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }),
+          soft: fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }),
+        }),
+        { maxLength: 2 },
+      ),
       createdAt: int64,
       startedAt: int64,
       finishedAt: int64,
@@ -69,10 +80,15 @@ describe("encodeSynchronizeRequest", () => {
   // 150 generated states, each encoded twice: over 20 s on a busy machine
   it("writes the generated encoder's bytes for any pods and containers", { timeout: 120_000 }, () => {
     fc.assert(
-      fc.property(fc.array(pod, { maxLength: 4 }), fc.array(container, { maxLength: 6 }), fc.boolean(), (pods, containers, more) => {
-        const request = { pods, containers, more };
-        expect(Buffer.from(encodeSynchronizeRequest(request))).toEqual(Buffer.from(generated(request)));
-      }),
+      fc.property(
+        fc.array(pod, { maxLength: 4 }),
+        fc.array(container, { maxLength: 6 }),
+        fc.boolean(),
+        (pods, containers, more) => {
+          const request = { pods, containers, more };
+          expect(Buffer.from(encodeSynchronizeRequest(request))).toEqual(Buffer.from(generated(request)));
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -82,7 +98,14 @@ describe("encodeSynchronizeRequest", () => {
     // meets every buffer size and offset: a five-byte uint32 once went wrong
     // at some of them.
     const request = (n: number, pid: number): SynchronizeRequest => ({
-      pods: [PodSandbox.fromPartial({ id: "\u{10000}".repeat(n % 7), namespace: "\u0800".repeat(n % 5), runtimeHandler: " ".repeat(n), pid })],
+      pods: [
+        PodSandbox.fromPartial({
+          id: "\u{10000}".repeat(n % 7),
+          namespace: "\u0800".repeat(n % 5),
+          runtimeHandler: " ".repeat(n),
+          pid,
+        }),
+      ],
       containers: [Container.fromPartial({ id: "c".repeat(n % 300), pid, env: ["x".repeat(n)] })],
       more: false,
     });
@@ -106,7 +129,14 @@ describe("encodeSynchronizeRequest", () => {
   });
 
   it("leaves a value not of its declared type to the generated encoder: the same coercion, the same error", () => {
-    const coerced = { pods: [], containers: [Container.fromPartial({ id: "a" }), { ...Container.fromPartial({ name: "b" }), id: 42 as unknown as string }], more: false };
+    const coerced = {
+      pods: [],
+      containers: [
+        Container.fromPartial({ id: "a" }),
+        { ...Container.fromPartial({ name: "b" }), id: 42 as unknown as string },
+      ],
+      more: false,
+    };
     expect(Buffer.from(encodeSynchronizeRequest(coerced))).toEqual(Buffer.from(generated(coerced)));
     const negative = { pods: [{ ...PodSandbox.fromPartial({ id: "p" }), pid: -1 }], containers: [], more: false };
     expect(() => generated(negative)).toThrow("invalid uint32: -1");
@@ -116,12 +146,20 @@ describe("encodeSynchronizeRequest", () => {
   it("refuses an int64 out of range with the generated encoder's error", () => {
     const request = { pods: [], containers: [Container.fromPartial({ id: "c", startedAt: 2n ** 63n })], more: false };
     expect(() => generated(request)).toThrow("value provided for field message.startedAt of type int64 too large");
-    expect(() => encodeSynchronizeRequest(request)).toThrow("value provided for field message.startedAt of type int64 too large");
+    expect(() => encodeSynchronizeRequest(request)).toThrow(
+      "value provided for field message.startedAt of type int64 too large",
+    );
   });
 
   it("refuses an rlimit out of the uint64 range with the generated encoder's error", () => {
-    const request = { pods: [], containers: [Container.fromPartial({ id: "c", rlimits: [{ type: "nofile", hard: 2n ** 64n }] })], more: false };
+    const request = {
+      pods: [],
+      containers: [Container.fromPartial({ id: "c", rlimits: [{ type: "nofile", hard: 2n ** 64n }] })],
+      more: false,
+    };
     expect(() => generated(request)).toThrow("value provided for field message.hard of type uint64 too large");
-    expect(() => encodeSynchronizeRequest(request)).toThrow("value provided for field message.hard of type uint64 too large");
+    expect(() => encodeSynchronizeRequest(request)).toThrow(
+      "value provided for field message.hard of type uint64 too large",
+    );
   });
 });

@@ -128,11 +128,7 @@ export function pod(id: string, fields: DeepPartial<PodSandbox> = {}): PodSandbo
 }
 
 /** A container of a pod with the given id (and name). */
-export function container(
-  id: string,
-  podId: string,
-  fields: DeepPartial<Container> = {},
-): Container {
+export function container(id: string, podId: string, fields: DeepPartial<Container> = {}): Container {
   return Container.fromPartial({ id, podSandboxId: podId, name: id, ...fields });
 }
 

@@ -154,7 +154,15 @@ export function testWasmModule(options: TestModuleOptions = {}): Uint8Array {
   define(
     "_initialize",
     TYPES.void,
-    init === "trap" ? [op.call, ...u32(crash)] : init === "spin" ? spin : init === "exit" ? exit(3) : init === "exit0" ? exit(0) : [],
+    init === "trap"
+      ? [op.call, ...u32(crash)]
+      : init === "spin"
+        ? spin
+        : init === "exit"
+          ? exit(3)
+          : init === "exit0"
+            ? exit(0)
+            : [],
   );
   for (const exported of PLUGIN_EXPORTS) {
     const behaviour = options.exports?.[exported];
@@ -172,7 +180,15 @@ export function testWasmModule(options: TestModuleOptions = {}): Uint8Array {
       const calls = behaviour.log.flatMap((message) => {
         const packed = place(message);
         const ptr = Number(packed >> 32n);
-        return [op.i32Const, ...s64(BigInt(ptr)), op.i32Const, ...s64(BigInt(message.length)), op.call, ...u32(LOG), op.drop];
+        return [
+          op.i32Const,
+          ...s64(BigInt(ptr)),
+          op.i32Const,
+          ...s64(BigInt(message.length)),
+          op.call,
+          ...u32(LOG),
+          op.drop,
+        ];
       });
       body = [...calls, ...returns(behaviour.answer ? place(behaviour.answer) : 0n)];
     } else body = returns(place(behaviour.answer));
@@ -185,17 +201,29 @@ export function testWasmModule(options: TestModuleOptions = {}): Uint8Array {
     ...kept.map((f) => [...name(f.name), 0x00, ...u32(f.index)]),
   ];
   const bytes = [
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00,
     ...section(1, TYPE_SECTION),
     ...section(2, IMPORTS),
     ...section(3, vector(functions.map((f) => u32(f.type)))),
     ...section(5, vector([[0x00, 1]])),
     ...section(6, vector([[I32, 0x01, op.i32Const, ...s64(32768n), op.end]])),
     ...section(7, vector(exports)),
-    ...section(10, vector(functions.map((f) => {
-      const body = [0, ...f.body, op.end];
-      return [...u32(body.length), ...body];
-    }))),
+    ...section(
+      10,
+      vector(
+        functions.map((f) => {
+          const body = [0, ...f.body, op.end];
+          return [...u32(body.length), ...body];
+        }),
+      ),
+    ),
     ...section(11, vector(data)),
   ];
   if (!options.anonymous) {

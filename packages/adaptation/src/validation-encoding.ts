@@ -14,8 +14,25 @@
  *
  * `validation-encoding.test.ts` proves the bytes equal.
  */
-import { ContainerAdjustment, ContainerUpdate, type OwningPlugins, ValidateContainerAdjustmentRequest } from "@nri-ts/api";
-import { begin, close, end, int32, int32StringMap, message, messages, NOT_PLAIN, open, string, stringMap } from "./field-writer.js";
+import {
+  ContainerAdjustment,
+  ContainerUpdate,
+  type OwningPlugins,
+  ValidateContainerAdjustmentRequest,
+} from "@nri-ts/api";
+import {
+  begin,
+  close,
+  end,
+  int32,
+  int32StringMap,
+  message,
+  messages,
+  NOT_PLAIN,
+  open,
+  string,
+  stringMap,
+} from "./field-writer.js";
 import { writeContainer, writePod } from "./state-encoding.js";
 
 /** The first buffer (from Node's pool), grown as needed: a request takes one to a few KiB. */

@@ -60,7 +60,12 @@ describe("the validation request", () => {
   });
 
   it("maps plugins by full name and by bare name", () => {
-    const built = { plugins: [{ name: "foo", index: "00" }, { name: "bar", index: "10" }] } as ValidateContainerAdjustmentRequest;
+    const built = {
+      plugins: [
+        { name: "foo", index: "00" },
+        { name: "bar", index: "10" },
+      ],
+    } as ValidateContainerAdjustmentRequest;
     const map = pluginMap(built);
     expect([...map.keys()]).toStrictEqual(["foo", "00-foo", "bar", "10-bar"]);
     expect(map.get("10-bar")).toStrictEqual({ name: "bar", index: "10" });
@@ -91,9 +96,24 @@ describe("validator verdicts", () => {
 describe("firstValidationError", () => {
   it("waits for every validator and returns the first failure in completion order", async () => {
     const order: string[] = [];
-    const later = new Promise<void>((_, reject) => setTimeout(() => { order.push("later"); reject(new Error("later")); }, 5));
-    const sooner = new Promise<void>((_, reject) => setTimeout(() => { order.push("sooner"); reject(new Error("sooner")); }, 1));
-    const slowOk = new Promise<void>((resolve) => setTimeout(() => { order.push("ok"); resolve(); }, 10));
+    const later = new Promise<void>((_, reject) =>
+      setTimeout(() => {
+        order.push("later");
+        reject(new Error("later"));
+      }, 5),
+    );
+    const sooner = new Promise<void>((_, reject) =>
+      setTimeout(() => {
+        order.push("sooner");
+        reject(new Error("sooner"));
+      }, 1),
+    );
+    const slowOk = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        order.push("ok");
+        resolve();
+      }, 10),
+    );
     const error = await firstValidationError([later, sooner, slowOk]);
     expect(error?.message).toBe("sooner");
     expect(order).toStrictEqual(["sooner", "later", "ok"]);
@@ -120,7 +140,9 @@ describe("a custom validator (suite #15)", () => {
     const built = validation.build(response, result.owners.message);
     const verdict = async () => {
       const owned = compoundOwner(built.owners, built.container?.id ?? "", Field.Annotations, forbidden) !== undefined;
-      const answer = owned ? { reject: true, reason: `forbidden annotation "${forbidden}" adjusted` } : { reject: false, reason: "" };
+      const answer = owned
+        ? { reject: true, reason: `forbidden annotation "${forbidden}" adjusted` }
+        : { reject: false, reason: "" };
       const rejected = validationVerdict(answer, "00-validator");
       if (rejected) throw rejected;
     };
@@ -135,6 +157,8 @@ describe("a custom validator (suite #15)", () => {
   it("rejects the forbidden annotation", async () => {
     const { error, adjust } = await create(forbidden);
     expect(adjust).toBeUndefined();
-    expect(error?.message).toBe('validator "00-validator" rejected container adjustment, reason: forbidden annotation "no-no" adjusted');
+    expect(error?.message).toBe(
+      'validator "00-validator" rejected container adjustment, reason: forbidden annotation "no-no" adjusted',
+    );
   });
 });

@@ -66,7 +66,9 @@ export class ValidatorRejectedError extends Error {
     readonly plugin: string,
     readonly reason: string,
   ) {
-    super(`validator ${goQuote(plugin)} rejected container adjustment, reason: ${reason || "unknown rejection reason"}`);
+    super(
+      `validator ${goQuote(plugin)} rejected container adjustment, reason: ${reason || "unknown rejection reason"}`,
+    );
   }
 }
 

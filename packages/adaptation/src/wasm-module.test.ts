@@ -43,7 +43,9 @@ test("a WASM plugin is told by its first eight bytes, as Go tells it", async () 
   try {
     const file = (name: string, bytes: Uint8Array) => writeFile(join(dir, name), bytes).then(() => join(dir, name));
     expect(await isWasm(await file("module", testWasmModule()))).toBe(true);
-    expect(await isWasm(await file("version2", Uint8Array.from([0x00, 0x61, 0x73, 0x6d, 0x02, 0x00, 0x00, 0x00])))).toBe(false);
+    expect(
+      await isWasm(await file("version2", Uint8Array.from([0x00, 0x61, 0x73, 0x6d, 0x02, 0x00, 0x00, 0x00]))),
+    ).toBe(false);
     expect(await isWasm(await file("short", Uint8Array.from([0x00, 0x61, 0x73, 0x6d])))).toBe(false);
     expect(await isWasm(await file("script", Buffer.from("#!/bin/sh\nexit 0\n")))).toBe(false);
     expect(await isWasm(join(dir, "missing"))).toBe(false);

@@ -50,7 +50,10 @@ async function load(options: TestModuleOptions, logs: Array<[WasmLogLevel, strin
   return transport;
 }
 
-async function loadFailure(options: TestModuleOptions | Uint8Array, timeoutMs = 5000): Promise<{ path: string; error: WasmLoadError }> {
+async function loadFailure(
+  options: TestModuleOptions | Uint8Array,
+  timeoutMs = 5000,
+): Promise<{ path: string; error: WasmLoadError }> {
   const path = await moduleFile(options);
   const error = await WasmTransport.load(path, { timeoutMs, onLog: () => {} }).then(
     (transport) => {
@@ -67,7 +70,9 @@ const soon = () => Date.now() + 5000;
 
 /** An empty request of a method. */
 function request<K extends PluginMethod>(method: K): PluginRequest<K> {
-  const type = PluginDefinition.methods[method].requestType as unknown as { fromPartial(object: object): PluginRequest<K> };
+  const type = PluginDefinition.methods[method].requestType as unknown as {
+    fromPartial(object: object): PluginRequest<K>;
+  };
   return type.fromPartial({});
 }
 
@@ -90,16 +95,23 @@ describe("calls", () => {
     const transport = await load({
       exports: answering("plugin_configure", ConfigureResponse.encode({ events }).finish()),
     });
-    await expect(transport.call("configure", ConfigureRequest.fromPartial({ runtimeName: "rt" }), soon())).resolves.toEqual(
-      ConfigureResponse.fromPartial({ events }),
-    );
+    await expect(
+      transport.call("configure", ConfigureRequest.fromPartial({ runtimeName: "rt" }), soon()),
+    ).resolves.toEqual(ConfigureResponse.fromPartial({ events }));
   });
 
   test("the request is in the module's memory, where its malloc put it, and the module's logs arrive before its answer", async () => {
     const logs: Array<[WasmLogLevel, string]> = [];
     // a ConfigureRequest with only its config set has the bytes of a LogRequest with that message
-    const transport = await load({ exports: { plugin_configure: { logRequest: true, answer: new Uint8Array() } } }, logs);
-    const configured = await transport.call("configure", ConfigureRequest.fromPartial({ config: "request reached the module" }), soon());
+    const transport = await load(
+      { exports: { plugin_configure: { logRequest: true, answer: new Uint8Array() } } },
+      logs,
+    );
+    const configured = await transport.call(
+      "configure",
+      ConfigureRequest.fromPartial({ config: "request reached the module" }),
+      soon(),
+    );
     expect(configured).toEqual(ConfigureResponse.fromPartial({}));
     expect(logs).toEqual([["debug", "request reached the module"]]);
   });
@@ -133,13 +145,20 @@ describe("calls", () => {
       ["debug", "a debug line"],
       ["debug", "unspecified"],
       ["debug", "out of range"],
-      ["warn", expect.stringMatching(/^WASM plugin log message does not decode: cannot decode nri\.pkg\.api\.v1alpha1\.LogRequest/)],
+      [
+        "warn",
+        expect.stringMatching(
+          /^WASM plugin log message does not decode: cannot decode nri\.pkg\.api\.v1alpha1\.LogRequest/,
+        ),
+      ],
     ]);
   });
 
   test("an empty answer (pointer and size 0) is the empty message", async () => {
     const transport = await load({});
-    await expect(transport.call("createContainer", request("createContainer"), soon())).resolves.toEqual(CreateContainerResponse.fromPartial({}));
+    await expect(transport.call("createContainer", request("createContainer"), soon())).resolves.toEqual(
+      CreateContainerResponse.fromPartial({}),
+    );
   });
 
   test("an error answer is the plugin's error, with its text as is", async () => {
@@ -154,10 +173,14 @@ describe("calls", () => {
       exports: { plugin_create_container: "trap", plugin_stop_container: { answer: new Uint8Array() } },
     });
     const error = await failure(transport.call("createContainer", request("createContainer"), soon()));
-    expect(error.message).toBe("wasm error: unreachable\nwasm stack trace:\n\t.helper.crash()\n\t.plugin_create_container(i32,i32) i64");
+    expect(error.message).toBe(
+      "wasm error: unreachable\nwasm stack trace:\n\t.helper.crash()\n\t.plugin_create_container(i32,i32) i64",
+    );
     expect(error.local).toBeUndefined();
     expect(transport.closed).toBe(false);
-    await expect(transport.call("stopContainer", request("stopContainer"), soon())).resolves.toMatchObject({ update: [] });
+    await expect(transport.call("stopContainer", request("stopContainer"), soon())).resolves.toMatchObject({
+      update: [],
+    });
   });
 
   test("without a name section, frames are numbered", async () => {
@@ -187,7 +210,11 @@ describe("calls", () => {
     const runtime = new AbortController();
     const call = failure(transport.call("createContainer", request("createContainer"), soon(), runtime.signal));
     setTimeout(() => runtime.abort(), 100);
-    expect(await call).toMatchObject({ message: "module closed with context canceled", code: Status.CANCELLED, local: "aborted" });
+    expect(await call).toMatchObject({
+      message: "module closed with context canceled",
+      code: Status.CANCELLED,
+      local: "aborted",
+    });
     expect(transport.closed).toBe(true);
     expect(await failure(transport.call("createContainer", request("createContainer"), soon()))).toMatchObject({
       message: "module closed with context canceled",
@@ -199,18 +226,22 @@ describe("calls", () => {
     const transport = await load({});
     const expired = AbortSignal.timeout(0);
     await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(await failure(transport.call("createContainer", request("createContainer"), soon(), expired))).toMatchObject({
-      message: "module closed with context deadline exceeded",
-      code: Status.DEADLINE_EXCEEDED,
-      local: "aborted",
-    });
+    expect(await failure(transport.call("createContainer", request("createContainer"), soon(), expired))).toMatchObject(
+      {
+        message: "module closed with context deadline exceeded",
+        code: Status.DEADLINE_EXCEEDED,
+        local: "aborted",
+      },
+    );
     expect(transport.closed).toBe(true);
   });
 
   test("an answer before the runtime gives up is the answer", async () => {
     const transport = await load({});
     const runtime = new AbortController();
-    await expect(transport.call("createContainer", request("createContainer"), soon(), runtime.signal)).resolves.toBeDefined();
+    await expect(
+      transport.call("createContainer", request("createContainer"), soon(), runtime.signal),
+    ).resolves.toBeDefined();
     runtime.abort();
     expect(transport.closed).toBe(false);
   });
@@ -247,7 +278,9 @@ describe("calls", () => {
         const transport = await load({ exports: { plugin_create_container: { answer } } });
         try {
           const response = await transport.call("createContainer", request("createContainer"), soon());
-          expect(CreateContainerResponse.encode(response as CreateContainerResponse).finish()).toBeInstanceOf(Uint8Array);
+          expect(CreateContainerResponse.encode(response as CreateContainerResponse).finish()).toBeInstanceOf(
+            Uint8Array,
+          );
         } catch (error) {
           expect(error).toBeInstanceOf(CallFailure);
           expect((error as CallFailure).local).toBe("protocol");
@@ -295,7 +328,11 @@ describe("loading", () => {
     ["API version 2", { apiVersion: 2n }, "API version mismatch, host: 1, plugin: 2"],
     ["API version -1", { apiVersion: -1n }, "API version mismatch, host: 1, plugin: 18446744073709551615"],
     ["two exports missing", { omit: ["plugin_shutdown", "plugin_stop_container"] }, "plugin_shutdown is not exported"],
-    ["the last plugin export missing", { omit: ["plugin_validate_container_adjustment"] }, "plugin_validate_container_adjustment is not exported"],
+    [
+      "the last plugin export missing",
+      { omit: ["plugin_validate_container_adjustment"] },
+      "plugin_validate_container_adjustment is not exported",
+    ],
     ["no malloc", { omit: ["malloc"] }, "malloc is not exported"],
     ["no free", { omit: ["free"] }, "free is not exported"],
     ["_initialize exits with 3", { initialize: "exit" }, "unexpected exit_code: 3"],

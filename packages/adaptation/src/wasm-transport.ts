@@ -44,7 +44,11 @@ export function exportName(method: PluginMethod): string {
 }
 
 /** Every export a plugin must have, in the order the Go host looks for them. */
-const REQUIRED_EXPORTS = [...(Object.keys(PluginDefinition.methods) as PluginMethod[]).map(exportName), "malloc", "free"];
+const REQUIRED_EXPORTS = [
+  ...(Object.keys(PluginDefinition.methods) as PluginMethod[]).map(exportName),
+  "malloc",
+  "free",
+];
 
 /** The levels of the adaptation's logger, by the LogRequest level the Go host maps to each. */
 export type WasmLogLevel = "debug" | "info" | "warn" | "error";
@@ -111,7 +115,12 @@ export class WasmTransport implements PluginTransport {
   /** Settles when the worker thread has ended. */
   readonly ended: Promise<void>;
 
-  private constructor(worker: Worker, names: ModuleNames | undefined, onLog: WasmLoadOptions["onLog"], ended: Promise<void>) {
+  private constructor(
+    worker: Worker,
+    names: ModuleNames | undefined,
+    onLog: WasmLoadOptions["onLog"],
+    ended: Promise<void>,
+  ) {
     this.#worker = worker;
     this.#names = names;
     this.#onLog = onLog;
@@ -231,7 +240,8 @@ export class WasmTransport implements PluginTransport {
         },
         timer,
       });
-      const transfer = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? [bytes.buffer as ArrayBuffer] : [];
+      const transfer =
+        bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? [bytes.buffer as ArrayBuffer] : [];
       this.#worker.postMessage({ id, export: exportName(method), bytes }, transfer);
     });
   }
@@ -243,7 +253,9 @@ export class WasmTransport implements PluginTransport {
 
   #listen(): void {
     this.#worker.on("message", (message: WorkerMessage) => this.#receive(message));
-    this.#worker.on("error", (error: Error) => this.#end(`WASM plugin thread failed: ${errorText(error)}`, Status.UNAVAILABLE, "closed"));
+    this.#worker.on("error", (error: Error) =>
+      this.#end(`WASM plugin thread failed: ${errorText(error)}`, Status.UNAVAILABLE, "closed"),
+    );
     this.#worker.on("exit", () => this.#end("the WASM plugin's thread ended", Status.UNAVAILABLE, "closed"));
   }
 

@@ -29,10 +29,14 @@ test.each([
 });
 
 test("at most 30 frames, then a line saying more may follow (as wazero says it at exactly 30 too)", () => {
-  const lines = trapText({ name: "RuntimeError", message: "unreachable", frames: Array(45).fill(0) }, names).split("\n");
+  const lines = trapText({ name: "RuntimeError", message: "unreachable", frames: Array(45).fill(0) }, names).split(
+    "\n",
+  );
   expect(lines).toHaveLength(2 + 30 + 1);
   expect(lines.at(-1)).toBe("\t... maybe followed by omitted frames");
-  expect(trapText({ name: "RuntimeError", message: "unreachable", frames: Array(29).fill(0) }, names).split("\n")).toHaveLength(31);
+  expect(
+    trapText({ name: "RuntimeError", message: "unreachable", frames: Array(29).fill(0) }, names).split("\n"),
+  ).toHaveLength(31);
 });
 
 test("without names, frames are numbered", () => {

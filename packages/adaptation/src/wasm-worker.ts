@@ -198,7 +198,8 @@ function wasmWorkerMain(): void {
         target.set(bytes, dataPtr);
       }
       const result = fn(name)!(dataPtr, bytes.length);
-      if (typeof result !== "bigint") return { kind: "fault", id, failure: { kind: "error", message: `invalid ${name} signature` } };
+      if (typeof result !== "bigint")
+        return { kind: "fault", id, failure: { kind: "error", message: `invalid ${name} signature` } };
       const packed = BigInt.asUintN(64, result);
       const resPtr = Number(packed >> 32n);
       const sizeWord = Number(packed & 0xffffffffn);

@@ -15,9 +15,13 @@ describe("the yaml package", { timeout: 120_000 }, () => {
       ${then}
       process.stdout.write(JSON.stringify({ before, after: loaded() }));`;
     const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
-    const run = spawnSync(process.execPath, ["--conditions=@nri-ts/source", "--import", tsx, "--input-type=module", "-e", main], {
-      encoding: "utf8",
-    });
+    const run = spawnSync(
+      process.execPath,
+      ["--conditions=@nri-ts/source", "--import", tsx, "--input-type=module", "-e", main],
+      {
+        encoding: "utf8",
+      },
+    );
     return { ...(JSON.parse(run.stdout || "{}") as { before: boolean; after: boolean }), stderr: run.stderr };
   }
 

@@ -9,12 +9,26 @@ export class YamlListError extends Error {
 
 const NULLS = new Set(["", "~", "null", "Null", "NULL"]);
 const BOOLS = new Set(["true", "True", "TRUE", "false", "False", "FALSE"]);
-const FLOAT_WORDS = new Set([".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF"]);
+const FLOAT_WORDS = new Set([
+  ".nan",
+  ".NaN",
+  ".NAN",
+  ".inf",
+  ".Inf",
+  ".INF",
+  "+.inf",
+  "+.Inf",
+  "+.INF",
+  "-.inf",
+  "-.Inf",
+  "-.INF",
+]);
 const INT = /^[-+]?(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|[0-9]+)$/;
 const FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
 /** The commonest typo, an unclosed `[`, gets go-yaml's words. */
 const UNCLOSED_SEQUENCE = /^Flow sequence must end with a \]/;
-const TIMESTAMP = /^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([Tt ][0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(\.[0-9]*)?(Z|[-+][0-9]{2}:[0-9]{2})?)?$/;
+const TIMESTAMP =
+  /^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([Tt ][0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(\.[0-9]*)?(Z|[-+][0-9]{2}:[0-9]{2})?)?$/;
 
 function isPlain(node: Scalar): boolean {
   return node.type === "PLAIN";

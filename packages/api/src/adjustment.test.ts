@@ -192,7 +192,10 @@ describe("AdjustmentBuilder", () => {
   it("accepts generated messages as inputs, Optional wrappers included", () => {
     const device = fromHex(GO.markers).linux!.devices[1]!;
     const hook = fromHex(GO.markers).hooks!.prestart[0]!;
-    const built = new AdjustmentBuilder().addDevice(device).addHooks({ prestart: [hook] }).build();
+    const built = new AdjustmentBuilder()
+      .addDevice(device)
+      .addHooks({ prestart: [hook] })
+      .build();
     expect(built.linux?.devices[0]).toEqual(device);
     expect(built.hooks?.prestart[0]).toEqual(hook);
   });
@@ -225,7 +228,9 @@ describe("AdjustmentBuilder", () => {
     );
     expect(() =>
       builder.setSeccompPolicy({ syscalls: [{ names: ["kill"], args: [{ index: 0, value: "" }] }] }),
-    ).toThrow('setSeccompPolicy: syscalls[0].args[0].value: expected a uint64 (a safe integer, a bigint or a string of decimal digits), got ""');
+    ).toThrow(
+      'setSeccompPolicy: syscalls[0].args[0].value: expected a uint64 (a safe integer, a bigint or a string of decimal digits), got ""',
+    );
     expect(builder.build().linux?.scheduler?.deadline).toBe(0n);
   });
 });

@@ -33,9 +33,10 @@ describe("fromPartialChecked", () => {
     expect(encoded("1073741824")).toBe(encoded(1073741824));
     expect(encoded(1073741824)).toBe(encoded(1n << 30n));
     expect(encoded("-1")).toBe(hex(ContainerUpdate.encode(ContainerUpdate.fromPartial(memoryLimit(-1n))).finish()));
-    expect(fromPartialChecked(ContainerUpdate, memoryLimit("9223372036854775807"), "update").linux?.resources?.memory?.limit?.value).toBe(
-      9223372036854775807n,
-    );
+    expect(
+      fromPartialChecked(ContainerUpdate, memoryLimit("9223372036854775807"), "update").linux?.resources?.memory?.limit
+        ?.value,
+    ).toBe(9223372036854775807n);
   });
 
   it("refuses strings that BigInt() would silently misread, naming the field", () => {
@@ -66,8 +67,12 @@ describe("fromPartialChecked", () => {
   });
 
   it("names list items and map entries on the way to the field", () => {
-    const request = { update: [{ containerId: "a" }, { containerId: "b", linux: { resources: { pids: { limit: "many" } } } }] };
-    expect(errorOf(() => fromPartialChecked(UpdateContainersRequest, request, "r")).path).toBe("update[1].linux.resources.pids.limit");
+    const request = {
+      update: [{ containerId: "a" }, { containerId: "b", linux: { resources: { pids: { limit: "many" } } } }],
+    };
+    expect(errorOf(() => fromPartialChecked(UpdateContainersRequest, request, "r")).path).toBe(
+      "update[1].linux.resources.pids.limit",
+    );
     const devices = { linux: { netDevices: { "eth-0": { name: "x", colour: "red" } } } };
     expect(errorOf(() => fromPartialChecked(ContainerAdjustment, devices as never, "adj")).message).toBe(
       'adj: linux.netDevices["eth-0"].colour: unknown field (known here: name)',
@@ -81,7 +86,9 @@ describe("fromPartialChecked", () => {
     );
     const nested = { linux: { resources: { memroy: { limit: { value: 1 } } } } } as DeepPartial<ContainerAdjustment>;
     expect(errorOf(() => fromPartialChecked(ContainerAdjustment, nested, "x")).path).toBe("linux.resources.memroy");
-    expect(() => fromPartialChecked(ContainerAdjustment, { toString: "x" } as never, "x")).toThrow("toString: unknown field");
+    expect(() => fromPartialChecked(ContainerAdjustment, { toString: "x" } as never, "x")).toThrow(
+      "toString: unknown field",
+    );
   });
 
   it("refuses a scalar where a message belongs, and what fromPartial cannot take", () => {
@@ -95,17 +102,23 @@ describe("fromPartialChecked", () => {
 
   it("keeps maps' keys, undefined values and every other field as fromPartial does", () => {
     const adjustment = { annotations: { "a/b": "c" }, env: [{ key: "K", value: "V" }], args: undefined };
-    expect(fromPartialChecked(ContainerAdjustment, adjustment, "x")).toEqual(ContainerAdjustment.fromPartial(adjustment));
+    expect(fromPartialChecked(ContainerAdjustment, adjustment, "x")).toEqual(
+      ContainerAdjustment.fromPartial(adjustment),
+    );
   });
 
   it("accepts every int64 and uint64 given as a decimal string, and encodes what BigInt gives", () => {
     fc.assert(
-      fc.property(fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }), fc.bigInt({ min: -(1n << 63n), max: (1n << 63n) - 1n }), (period, quota) => {
-        const scheduler = fromPartialChecked(LinuxScheduler, { period: String(period) }, "s");
-        expect(scheduler.period).toBe(period);
-        const update = fromPartialChecked(ContainerUpdate, memoryLimit(String(quota)), "u");
-        expect(update.linux?.resources?.memory?.limit?.value).toBe(quota);
-      }),
+      fc.property(
+        fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }),
+        fc.bigInt({ min: -(1n << 63n), max: (1n << 63n) - 1n }),
+        (period, quota) => {
+          const scheduler = fromPartialChecked(LinuxScheduler, { period: String(period) }, "s");
+          expect(scheduler.period).toBe(period);
+          const update = fromPartialChecked(ContainerUpdate, memoryLimit(String(quota)), "u");
+          expect(update.linux?.resources?.memory?.limit?.value).toBe(quota);
+        },
+      ),
     );
   });
 });

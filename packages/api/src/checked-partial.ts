@@ -72,7 +72,10 @@ function skeleton(value: unknown): unknown {
 
 /** Only the branch of `path`, ending in `leaf`: what the encoder is asked to take to tell int64 from uint64. */
 function branch(path: readonly Segment[], leaf: bigint): unknown {
-  return path.reduceRight<unknown>((inner, segment) => (typeof segment === "number" ? [inner] : { [segment]: inner }), leaf);
+  return path.reduceRight<unknown>(
+    (inner, segment) => (typeof segment === "number" ? [inner] : { [segment]: inner }),
+    leaf,
+  );
 }
 
 class Checker<T> {

@@ -55,9 +55,7 @@ describe("decodeMessage", () => {
 
   it("skips unknown fields and groups, as Go does", () => {
     // Field 99 as a varint, then field 98 as a group holding a varint.
-    expect(decodeMessage(Container, bytes("0a0161 980601 9306 0801 9406"))).toEqual(
-      Container.fromPartial({ id: "a" }),
-    );
+    expect(decodeMessage(Container, bytes("0a0161 980601 9306 0801 9406"))).toEqual(Container.fromPartial({ id: "a" }));
   });
 
   it.each([

@@ -5,7 +5,10 @@ describe("explainExitCode", () => {
   it.each([
     [0, { description: "success", detail: "the process ended normally" }],
     [1, { description: "general error", detail: "the program reported a failure; its log usually says what it was" }],
-    [2, { description: "incorrect usage", detail: "shells and many programs exit 2 on a bad option, argument or script" }],
+    [
+      2,
+      { description: "incorrect usage", detail: "shells and many programs exit 2 on a bad option, argument or script" },
+    ],
     [
       125,
       {
@@ -21,10 +24,18 @@ describe("explainExitCode", () => {
       },
     ],
     [127, { description: "command not found", detail: "the command is not in the image or not on its PATH" }],
-    [128, { description: "start error", detail: "runtimes report 128 for a container whose process could not be started" }],
+    [
+      128,
+      { description: "start error", detail: "runtimes report 128 for a container whose process could not be started" },
+    ],
     [
       130,
-      { description: "killed by signal 2 (SIGINT)", detail: "interrupted, as by Ctrl-C", signal: 2, signalName: "SIGINT" },
+      {
+        description: "killed by signal 2 (SIGINT)",
+        detail: "interrupted, as by Ctrl-C",
+        signal: 2,
+        signalName: "SIGINT",
+      },
     ],
     [
       137,
@@ -53,7 +64,15 @@ describe("explainExitCode", () => {
         signalName: "SIGTERM",
       },
     ],
-    [138, { description: "killed by signal 10 (SIGUSR1)", detail: "the process got SIGUSR1", signal: 10, signalName: "SIGUSR1" }],
+    [
+      138,
+      {
+        description: "killed by signal 10 (SIGUSR1)",
+        detail: "the process got SIGUSR1",
+        signal: 10,
+        signalName: "SIGUSR1",
+      },
+    ],
     [
       159,
       {
@@ -63,8 +82,22 @@ describe("explainExitCode", () => {
         signalName: "SIGSYS",
       },
     ],
-    [162, { description: "killed by signal 34", detail: "a real-time signal, sent on purpose by another process", signal: 34 }],
-    [192, { description: "killed by signal 64", detail: "a real-time signal, sent on purpose by another process", signal: 64 }],
+    [
+      162,
+      {
+        description: "killed by signal 34",
+        detail: "a real-time signal, sent on purpose by another process",
+        signal: 34,
+      },
+    ],
+    [
+      192,
+      {
+        description: "killed by signal 64",
+        detail: "a real-time signal, sent on purpose by another process",
+        signal: 64,
+      },
+    ],
   ])("%i means %o", (code, meaning) => {
     expect(explainExitCode(code)).toEqual(meaning);
   });

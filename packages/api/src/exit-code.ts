@@ -7,10 +7,37 @@
 
 /** Linux signal numbers 1 to 31 as on x86, ARM and most other architectures (not MIPS, SPARC or Alpha). */
 const SIGNAL_NAMES = [
-  "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT", "SIGBUS", "SIGFPE",
-  "SIGKILL", "SIGUSR1", "SIGSEGV", "SIGUSR2", "SIGPIPE", "SIGALRM", "SIGTERM", "SIGSTKFLT",
-  "SIGCHLD", "SIGCONT", "SIGSTOP", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGURG", "SIGXCPU",
-  "SIGXFSZ", "SIGVTALRM", "SIGPROF", "SIGWINCH", "SIGIO", "SIGPWR", "SIGSYS",
+  "SIGHUP",
+  "SIGINT",
+  "SIGQUIT",
+  "SIGILL",
+  "SIGTRAP",
+  "SIGABRT",
+  "SIGBUS",
+  "SIGFPE",
+  "SIGKILL",
+  "SIGUSR1",
+  "SIGSEGV",
+  "SIGUSR2",
+  "SIGPIPE",
+  "SIGALRM",
+  "SIGTERM",
+  "SIGSTKFLT",
+  "SIGCHLD",
+  "SIGCONT",
+  "SIGSTOP",
+  "SIGTSTP",
+  "SIGTTIN",
+  "SIGTTOU",
+  "SIGURG",
+  "SIGXCPU",
+  "SIGXFSZ",
+  "SIGVTALRM",
+  "SIGPROF",
+  "SIGWINCH",
+  "SIGIO",
+  "SIGPWR",
+  "SIGSYS",
 ] as const;
 
 /** The highest Linux signal number (the last real-time signal). */
@@ -92,7 +119,9 @@ export function explainExitCode(code: number): ExitCodeMeaning | undefined {
   const description = `killed by signal ${signal}${name ? ` (${name})` : ""}`;
   return {
     description: signal === SIGKILL ? `${description}, often by the out-of-memory killer` : description,
-    detail: SIGNAL_DETAILS[signal] ?? (signal > 31 ? "a real-time signal, sent on purpose by another process" : `the process got ${name}`),
+    detail:
+      SIGNAL_DETAILS[signal] ??
+      (signal > 31 ? "a real-time signal, sent on purpose by another process" : `the process got ${name}`),
     signal,
     ...(name && { signalName: name }),
   };

@@ -6,9 +6,13 @@ const nodeError = (code: string, message = `${code}: something`) => Object.assig
 describe("goPathError", () => {
   it("words Node's errors as Go's os.PathError", () => {
     expect(goPathError("open", "/etc/x.json", nodeError("EACCES")).message).toBe("open /etc/x.json: permission denied");
-    expect(goPathError("faccessat", "/bin/x", nodeError("ENOENT")).message).toBe("faccessat /bin/x: no such file or directory");
+    expect(goPathError("faccessat", "/bin/x", nodeError("ENOENT")).message).toBe(
+      "faccessat /bin/x: no such file or directory",
+    );
     expect(goPathError("read", "/etc", nodeError("EISDIR")).message).toBe("read /etc: is a directory");
-    expect(goPathError("open", "/x", nodeError("EXDEV", "EXDEV: cross-device link")).message).toBe("open /x: EXDEV: cross-device link");
+    expect(goPathError("open", "/x", nodeError("EXDEV", "EXDEV: cross-device link")).message).toBe(
+      "open /x: EXDEV: cross-device link",
+    );
   });
 
   it("keeps the code and the cause, so that errors.Is(err, fs.ErrNotExist) can be asked", () => {

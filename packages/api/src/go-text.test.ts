@@ -20,9 +20,12 @@ describe("goQuote (Go's %q)", () => {
 
   it("agrees with JSON for printable ASCII", () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)) }), (text) => {
-        expect(goQuote(text)).toBe(JSON.stringify(text));
-      }),
+      fc.property(
+        fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)) }),
+        (text) => {
+          expect(goQuote(text)).toBe(JSON.stringify(text));
+        },
+      ),
     );
   });
 });

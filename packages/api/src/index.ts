@@ -77,7 +77,12 @@ export {
   sinceExitNs,
 } from "./status.js";
 export { UpdateBuilder } from "./update.js";
-export { MAX_YAML_NESTING, whereYamlNestsDeeperThan, type YamlPosition, yamlMayNestDeeperThan } from "./yaml-nesting.js";
+export {
+  MAX_YAML_NESTING,
+  whereYamlNestsDeeperThan,
+  type YamlPosition,
+  yamlMayNestDeeperThan,
+} from "./yaml-nesting.js";
 export {
   DEVEL_NRI_VERSION,
   FAILURE_POLICY_NRI_VERSION,

@@ -92,10 +92,7 @@ export function checkPluginName(name: string): void {
 export function parsePluginName(fullName: string): { index: string; name: string } {
   const dash = fullName.indexOf("-");
   if (dash < 0) {
-    throw new InvalidPluginNameError(
-      fullName,
-      `invalid plugin name ${goQuote(fullName)}, idx-pluginname expected`,
-    );
+    throw new InvalidPluginNameError(fullName, `invalid plugin name ${goQuote(fullName)}, idx-pluginname expected`);
   }
   const index = fullName.slice(0, dash);
   checkPluginIndex(index);

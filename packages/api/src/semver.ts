@@ -17,9 +17,7 @@ export interface SemVer {
 
 const NUMBER = "(0|[1-9][0-9]*)";
 const IDENTS = "[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*";
-const SEMVER = new RegExp(
-  `^v${NUMBER}(?:\\.${NUMBER}(?:\\.${NUMBER}(-${IDENTS})?(\\+${IDENTS})?)?)?$`,
-);
+const SEMVER = new RegExp(`^v${NUMBER}(?:\\.${NUMBER}(?:\\.${NUMBER}(-${IDENTS})?(\\+${IDENTS})?)?)?$`);
 
 /** A numeric identifier with a leading zero, which semver forbids in prereleases. */
 function isBadNumber(ident: string): boolean {

@@ -7,11 +7,7 @@
  * const update = new UpdateBuilder(container.id).setCpuShares(512).setMemoryLimit(1n << 30n).build();
  * ```
  */
-import {
-  ContainerUpdate,
-  LinuxContainerUpdate,
-  LinuxResources,
-} from "./gen/nri/pkg/api/v1alpha1/api.js";
+import { ContainerUpdate, LinuxContainerUpdate, LinuxResources } from "./gen/nri/pkg/api/v1alpha1/api.js";
 import { LinuxResourceSetters } from "./resource-setters.js";
 
 export class UpdateBuilder extends LinuxResourceSetters {

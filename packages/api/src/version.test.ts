@@ -63,7 +63,7 @@ describe("NRI versions", () => {
   });
 
   it("knows which reported versions say nothing", () => {
-    expect([ "", DEVEL_NRI_VERSION, UNKNOWN_NRI_VERSION, "v0.10.0"].map(isUnknownNriVersion)).toEqual([
+    expect(["", DEVEL_NRI_VERSION, UNKNOWN_NRI_VERSION, "v0.10.0"].map(isUnknownNriVersion)).toEqual([
       true,
       true,
       true,

@@ -68,7 +68,25 @@ describe("yamlMayNestDeeperThan", () => {
   it("agrees with the parser on YAML written in every style", () => {
     const leaf = fc.oneof(
       fc.string(),
-      fc.constantFrom("[", "]", "{a: b}", "- x", "a: b", "# c", "'", '"', "|", "x\ny", "  lead", "trail ", "*a", "&a", "!t", "---", "..."),
+      fc.constantFrom(
+        "[",
+        "]",
+        "{a: b}",
+        "- x",
+        "a: b",
+        "# c",
+        "'",
+        '"',
+        "|",
+        "x\ny",
+        "  lead",
+        "trail ",
+        "*a",
+        "&a",
+        "!t",
+        "---",
+        "...",
+      ),
       fc.integer(),
       fc.boolean(),
       fc.constant(null),
@@ -76,7 +94,9 @@ describe("yamlMayNestDeeperThan", () => {
     const { value } = fc.letrec((tie) => ({
       value: fc.oneof({ depthSize: "small", withCrossShrink: true }, leaf, tie("array"), tie("object")),
       array: fc.array(tie("value"), { maxLength: 4 }),
-      object: fc.dictionary(fc.oneof(fc.string(), fc.constantFrom("a", "[k]", "- k", "k: v")), tie("value"), { maxKeys: 4 }),
+      object: fc.dictionary(fc.oneof(fc.string(), fc.constantFrom("a", "[k]", "- k", "k: v")), tie("value"), {
+        maxKeys: 4,
+      }),
     }));
     const style = fc.record({
       indent: fc.integer({ min: 1, max: 4 }),
@@ -103,14 +123,44 @@ describe("yamlMayNestDeeperThan", () => {
 
   it("falls at most one level behind the parser on any text, however often its errors repeat", () => {
     const piece = fc.constantFrom(
-      "[", "]", "{", "}", ",", ":", " ", ": ", "- ", "-", "? ", "\n", "\n  ", "\n    ", "  ",
-      "'", '"', "#", "|", ">", "|2", "&a ", "*a", "!t ", "a", "b", "\\", "---\n", "...\n", "\t", "\r\n",
+      "[",
+      "]",
+      "{",
+      "}",
+      ",",
+      ":",
+      " ",
+      ": ",
+      "- ",
+      "-",
+      "? ",
+      "\n",
+      "\n  ",
+      "\n    ",
+      "  ",
+      "'",
+      '"',
+      "#",
+      "|",
+      ">",
+      "|2",
+      "&a ",
+      "*a",
+      "!t ",
+      "a",
+      "b",
+      "\\",
+      "---\n",
+      "...\n",
+      "\t",
+      "\r\n",
     );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 40 }), fc.integer({ min: 1, max: 20 }), (pieces, repeat) => {
         const text = pieces.join("").repeat(repeat);
         const { depth } = parsedDepth(text);
-        if (depth > 1) expect(yamlMayNestDeeperThan(text, depth - 2), `nests ${depth}: ${JSON.stringify(text)}`).toBe(true);
+        if (depth > 1)
+          expect(yamlMayNestDeeperThan(text, depth - 2), `nests ${depth}: ${JSON.stringify(text)}`).toBe(true);
       }),
       { numRuns: 3000 },
     );

@@ -373,8 +373,8 @@ class NestingScan {
   }
 
   private skipNewline(): number {
-    if (this.ch() === "\n") return (this.pos += 1), 1;
-    if (this.ch() === "\r" && this.ch(1) === "\n") return (this.pos += 2), 2;
+    if (this.ch() === "\n") return ((this.pos += 1), 1);
+    if (this.ch() === "\r" && this.ch(1) === "\n") return ((this.pos += 2), 2);
     return 0;
   }
 
@@ -468,8 +468,7 @@ class NestingScan {
             else if (ch === ":" && this.nodeColumn >= 0) {
               if (this.nodeLine !== line) this.error(); // a key over several lines
               this.mapKey(this.nodeColumn, this.nodePeak);
-            }
-            else this.mapKey(this.indentValue, 0);
+            } else this.mapKey(this.indentValue, 0);
             if (ch !== "-") this.indicated = line;
             this.nodeColumn = -1;
             this.indentNext = this.indentValue + 1;
@@ -560,7 +559,8 @@ class NestingScan {
       (indent !== -1 && indent < this.indentNext && this.ch() !== "#") ||
       (indent === 0 && this.isDocumentMarker(this.pos))
     ) {
-      const atFlowEnd = indent === this.indentNext - 1 && this.flowLevel === 1 && (this.ch() === "]" || this.ch() === "}");
+      const atFlowEnd =
+        indent === this.indentNext - 1 && this.flowLevel === 1 && (this.ch() === "]" || this.ch() === "}");
       if (!atFlowEnd) {
         // the lexer ends every open flow collection here (an error)
         this.error();

@@ -12,7 +12,8 @@ const BOTTOM = 36;
 const COLORS = { ours: "#1f77b4", go: "#d62728" };
 
 const escape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-const fmt = (value: number) => (value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toPrecision(2));
+const fmt = (value: number) =>
+  value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toPrecision(2);
 
 /** Tick values on a log scale between lo and hi: 1, 2, 5 times the powers of ten. */
 function logTicks(lo: number, hi: number): number[] {
@@ -35,7 +36,8 @@ export function distributionSvg(title: string, unit: string, series: { ours: num
   const plotW = WIDTH - LEFT - RIGHT;
   const plotH = HEIGHT - TOP - BOTTOM;
   const x = (fraction: number) => LEFT + fraction * plotW;
-  const y = (v: number) => TOP + plotH - ((Math.log(Math.max(v, lo)) - Math.log(lo)) / (Math.log(hi) - Math.log(lo))) * plotH;
+  const y = (v: number) =>
+    TOP + plotH - ((Math.log(Math.max(v, lo)) - Math.log(lo)) / (Math.log(hi) - Math.log(lo))) * plotH;
   const line = (points: number[], color: string) =>
     points.length === 0
       ? ""

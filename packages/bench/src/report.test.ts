@@ -15,8 +15,24 @@ const machine: Machine = {
 
 describe("BENCHMARKS.md", () => {
   const results = [
-    result({ group: "adaptation", what: "CreateContainer, 5 no-op plugins", ours: 950, go: 1000, unit: "µs", target: "<= 1.0x", note: "median of 3" }),
-    result({ group: "adaptation", what: "Synchronize | 10,000 containers", ours: 90, go: 60, unit: "ms", target: "<= 1.0x", note: "" }),
+    result({
+      group: "adaptation",
+      what: "CreateContainer, 5 no-op plugins",
+      ours: 950,
+      go: 1000,
+      unit: "µs",
+      target: "<= 1.0x",
+      note: "median of 3",
+    }),
+    result({
+      group: "adaptation",
+      what: "Synchronize | 10,000 containers",
+      ours: 90,
+      go: 60,
+      unit: "ms",
+      target: "<= 1.0x",
+      note: "",
+    }),
     result({
       group: "stub",
       what: "hook p99",
@@ -31,7 +47,9 @@ describe("BENCHMARKS.md", () => {
   const text = renderReport(results, machine, "bench-plots");
 
   it("has a row per figure with ours, Go's, the ratio, the target and whether it is met", () => {
-    expect(text).toContain("| CreateContainer, 5 no-op plugins | 950 | 1000 | µs | 0.95 | ≤ 1.0x | met | median of 3 |");
+    expect(text).toContain(
+      "| CreateContainer, 5 no-op plugins | 950 | 1000 | µs | 0.95 | ≤ 1.0x | met | median of 3 |",
+    );
     expect(text).toContain("| Synchronize \\| 10,000 containers | 90.0 | 60.0 | ms | 1.50 | ≤ 1.0x | **not met** |  |");
     expect(text).toContain("| hook p99 | 120 | 100 | µs | 1.20 | – | – | after warm-up |");
     expect(text).toContain("- targets met: 1 of 2");

@@ -29,7 +29,13 @@ export function plotName(r: BenchResult): string {
 }
 
 const number = (value: number | null) =>
-  value === null ? "–" : Math.abs(value) >= 100 ? value.toFixed(0) : Math.abs(value) >= 10 ? value.toFixed(1) : value.toFixed(2);
+  value === null
+    ? "–"
+    : Math.abs(value) >= 100
+      ? value.toFixed(0)
+      : Math.abs(value) >= 10
+        ? value.toFixed(1)
+        : value.toFixed(2);
 const target = (t: string | null) => (t === null ? "–" : t.replace("<=", "≤").replace(">=", "≥"));
 const verdict = (r: BenchResult) => ({ true: "met", false: "**not met**", null: "–" })[String(met(r)) as "true"];
 const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
@@ -57,14 +63,20 @@ export function renderReport(results: readonly BenchResult[], machine: Machine, 
     "",
   ];
   for (const group of groups) {
-    lines.push(`## ${group}`, "", "| what | ours | Go | unit | ours / Go | target | | how |", "|---|--:|--:|---|--:|---|---|---|");
+    lines.push(
+      `## ${group}`,
+      "",
+      "| what | ours | Go | unit | ours / Go | target | | how |",
+      "|---|--:|--:|---|--:|---|---|---|",
+    );
     for (const r of results.filter((x) => x.group === group)) {
       lines.push(
         `| ${cell(r.what)} | ${number(r.ours)} | ${number(r.go)} | ${r.unit} | ${r.ratio === null ? "–" : r.ratio.toFixed(2)} | ${target(r.target)} | ${verdict(r)} | ${cell(r.note)} |`,
       );
     }
     const plotted = results.filter((x) => x.group === group && x.distribution);
-    for (const r of plotted) lines.push("", `![${cell(r.what)}: latency distribution, nri-ts against Go](${plotsDir}/${plotName(r)})`);
+    for (const r of plotted)
+      lines.push("", `![${cell(r.what)}: latency distribution, nri-ts against Go](${plotsDir}/${plotName(r)})`);
     lines.push("");
   }
   return lines.join("\n");

@@ -32,9 +32,9 @@ describe("bench results", () => {
   });
 
   it("refuses a malformed target instead of writing it", () => {
-    expect(() => recordResults([result({ ...base, ours: 1, go: 1, target: "1.0x or less" })], "/nonexistent/x.json")).toThrow(
-      'bench target "1.0x or less" is not "<= Nx", ">= Nx" or "<= N unit"',
-    );
+    expect(() =>
+      recordResults([result({ ...base, ours: 1, go: 1, target: "1.0x or less" })], "/nonexistent/x.json"),
+    ).toThrow('bench target "1.0x or less" is not "<= Nx", ">= Nx" or "<= N unit"');
   });
 
   it("keeps a distribution small: evenly spaced quantiles, both ends included", () => {

@@ -78,7 +78,8 @@ async function main(): Promise<void> {
     if (found.length > 0) throw new Error(`bench results are malformed:\n${found.join("\n")}`);
     console.log(`\n${results.length} results from ${new Set(results.map((r) => r.group)).size} groups`);
     if (smoke) {
-      for (const r of results.filter((x) => x.distribution)) distributionSvg(r.what, r.distribution!.unit, r.distribution!);
+      for (const r of results.filter((x) => x.distribution))
+        distributionSvg(r.what, r.distribution!.unit, r.distribution!);
       console.log("smoke run: the benches work; no report written");
       return;
     }
@@ -97,7 +98,10 @@ async function main(): Promise<void> {
     rmSync(plots, { recursive: true, force: true });
     mkdirSync(plots);
     for (const r of results.filter((x) => x.distribution)) {
-      writeFileSync(join(plots, plotName(r)), distributionSvg(`${r.group}: ${r.what}`, r.distribution!.unit, r.distribution!));
+      writeFileSync(
+        join(plots, plotName(r)),
+        distributionSvg(`${r.group}: ${r.what}`, r.distribution!.unit, r.distribution!),
+      );
     }
     writeFileSync(join(root, "BENCHMARKS.md"), renderReport(results, machine, PLOTS));
     console.log(`wrote BENCHMARKS.md and ${readdirSync(plots).length} plots in ${PLOTS}/`);

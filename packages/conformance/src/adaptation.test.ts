@@ -10,13 +10,7 @@ import { symlink, mkdtemp, readFile, rm, writeFile, mkdir } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Adaptation } from "@nri-ts/adaptation";
-import {
-  Container,
-  ContainerState,
-  CreateContainerRequest,
-  CreateContainerResponse,
-  PodSandbox,
-} from "@nri-ts/api";
+import { Container, ContainerState, CreateContainerRequest, CreateContainerResponse, PodSandbox } from "@nri-ts/api";
 import { afterEach, beforeAll, beforeEach, expect, test } from "vitest";
 import {
   type GoPlugin,
@@ -94,7 +88,11 @@ const created = Container.fromPartial({
   mounts: [{ source: "/old", destination: "/data", type: "bind", options: [] }],
   createdAt: 1_767_225_800_000_000_000n,
 });
-const started = Container.fromPartial({ ...created, state: ContainerState.CONTAINER_RUNNING, startedAt: 1_767_225_801_000_000_000n });
+const started = Container.fromPartial({
+  ...created,
+  state: ContainerState.CONTAINER_RUNNING,
+  startedAt: 1_767_225_801_000_000_000n,
+});
 const stopped = Container.fromPartial({
   ...started,
   state: ContainerState.CONTAINER_STOPPED,

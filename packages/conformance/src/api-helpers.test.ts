@@ -351,11 +351,9 @@ describe("event masks", () => {
   const goParse = (key: string) => parses.find((p) => inputKey(p.input) === key);
 
   it("parse as Go's ParseEventMask parses them, error texts included", () => {
-    const compared = parses.filter(
-      (p) => !DELIBERATE_PARSE_DIFFERENCES.has(inputKey(p.input))
-    );
+    const compared = parses.filter((p) => !DELIBERATE_PARSE_DIFFERENCES.has(inputKey(p.input)));
     expect(compared.map((p) => ({ input: p.input, ...parseOutcome(p.input) }))).toEqual(
-      compared.map(({ input, mask, error }) => ({ input, mask, error }))
+      compared.map(({ input, mask, error }) => ({ input, mask, error })),
     );
   });
 
@@ -399,8 +397,6 @@ describe("plugin names", () => {
     expect(cases.map(({ input }) => nameOutcome(input))).toEqual(cases);
   });
 
-
-
   it("split full names as Go's ParsePluginName does, with typed errors", () => {
     const parsed = golden.parsedPluginNames;
     const ours = parsed.map(({ input, error }) => {
@@ -413,7 +409,6 @@ describe("plugin names", () => {
     expect(ours).toEqual(parsed);
   });
 });
-
 
 describe("inferRuntimeNriVersion", () => {
   it("answers as Go's InferVersionFromRuntime does, over its whole table and beyond", () => {
@@ -451,7 +446,7 @@ describeWithGo("Go's pkg/api helpers, live", () => {
       BUILDERS.map(({ kind, build }) => [
         kind,
         Object.fromEntries(golden[kind].map((c) => [c.name, toHex(build(c.calls))])),
-      ])
+      ]),
     );
     const report = await runWithInput(bin, ["-check"], JSON.stringify(ours));
     expect(JSON.parse(report)).toEqual([]);

@@ -69,7 +69,13 @@ steps:
 `;
 
 function outcome(report: SimReport) {
-  return report.steps.map((s) => ({ step: s.step, ok: s.ok, error: s.error, adjustment: s.adjustment, changes: s.changes }));
+  return report.steps.map((s) => ({
+    step: s.step,
+    ok: s.ok,
+    error: s.error,
+    adjustment: s.adjustment,
+    changes: s.changes,
+  }));
 }
 
 interface Answer {
@@ -84,7 +90,9 @@ const SYNTAX = /^(.*error converting YAML to JSON: yaml: )line \d+: /;
 
 function ours(container: string, annotations: Record<string, string>): Answer {
   try {
-    return { adjustment: ContainerAdjustment.toJSON(deviceAdjustment({ name: "pod", annotations }, { name: container })) };
+    return {
+      adjustment: ContainerAdjustment.toJSON(deviceAdjustment({ name: "pod", annotations }, { name: container })),
+    };
   } catch (error) {
     return { error: (error as Error).message };
   }
@@ -96,13 +104,20 @@ function canonical(value: unknown): string {
     Array.isArray(v)
       ? v.map(sort)
       : v !== null && typeof v === "object"
-        ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, x]) => [k, sort(x)]))
+        ? Object.fromEntries(
+            Object.entries(v)
+              .sort(([a], [b]) => (a < b ? -1 : 1))
+              .map(([k, x]) => [k, sort(x)]),
+          )
         : v;
   return JSON.stringify(sort(value));
 }
 
 const CASES: Record<string, string>[] = [
-  { "devices.noderesource.dev/container.c0": "- {path: /dev/a, type: c, major: 1, minor: 3}\n- {path: /dev/b, type: b, major: 8, minor: 1, file_mode: 0600, uid: 0, gid: 7}" },
+  {
+    "devices.noderesource.dev/container.c0":
+      "- {path: /dev/a, type: c, major: 1, minor: 3}\n- {path: /dev/b, type: b, major: 8, minor: 1, file_mode: 0600, uid: 0, gid: 7}",
+  },
   { "devices.noderesource.dev/pod": "- {path: /dev/a}", "devices.nri.io/container.c0": "- {path: /dev/legacy}" },
   { "devices.noderesource.dev": "", "devices.nri.io": "- {path: /dev/ignored}" },
   { "devices.noderesource.dev/container.c0": "- {path: /dev/x, uid: -1}" },
@@ -115,17 +130,26 @@ const CASES: Record<string, string>[] = [
   { "io-priority.nri.io": "class: bogus" },
   { "io-priority.noderesource.dev": "" },
   { "io-priority.noderesource.dev": "priority: 2147483648" },
-  { "scheduling-policy.noderesource.dev/container.c0": "policy: SCHED_DEADLINE\nruntime: 1e6\ndeadline: 0x1E8480\nperiod: 2000000\nflags: [SCHED_FLAG_RECLAIM, BOGUS]" },
+  {
+    "scheduling-policy.noderesource.dev/container.c0":
+      "policy: SCHED_DEADLINE\nruntime: 1e6\ndeadline: 0x1E8480\nperiod: 2000000\nflags: [SCHED_FLAG_RECLAIM, BOGUS]",
+  },
   { "scheduling-policy.nri.io": "policy: SCHED_WHAT\nnice: -20" },
   { "scheduling-policy.noderesource.dev": "" },
   { "scheduling-policy.noderesource.dev": "flags: x" },
-  { "network-devices.noderesource.dev/container.c0": "- {hostIf: ens2, name: net0}\n- {hostIf: ens2, name: net1}\n- {hostIf: ens3}" },
+  {
+    "network-devices.noderesource.dev/container.c0":
+      "- {hostIf: ens2, name: net0}\n- {hostIf: ens2, name: net1}\n- {hostIf: ens3}",
+  },
   { "network-devices.noderesource.dev": "" },
   { "network-devices.nri.io/pod": "- x" },
   { "sysctl.noderesource.dev/container.c0": "net.core.somaxconn: 256\nkernel.x: 1.5\nkernel.y: ~\nkernel.z: yes" },
   { "sysctl.noderesource.dev": "a: [1]" },
   { "sysctl.nri.io": "a: b" },
-  { "memory-policy.noderesource.dev/container.c0": "mode: MPOL_BIND\nnodes: 0-3\nflags: [MPOL_F_RELATIVE_NODES, MPOL_F_NUMA_BALANCING]" },
+  {
+    "memory-policy.noderesource.dev/container.c0":
+      "mode: MPOL_BIND\nnodes: 0-3\nflags: [MPOL_F_RELATIVE_NODES, MPOL_F_NUMA_BALANCING]",
+  },
   { "memory-policy.noderesource.dev": "mode: MPOL_BIND\nflags: [MPOL_F_WHAT]" },
   { "memory-policy.noderesource.dev": "" },
   { "memory-policy.noderesource.dev": "mode: [x]" },
@@ -148,16 +172,66 @@ function generatedPods(): Record<string, string>[] {
     [kind.key, kind.legacyKey ?? kind.key].flatMap((k) => [k, `${k}/pod`, `${k}/container.c0`, `${k}/container.other`]),
   );
   const scalar = fc.oneof(
-    fc.constantFrom("1", "-1", "0644", "0x10", "1.5", "1e3", "yes", "~", '""', "'x'", "4294967296", "9223372036854775808", "[1]", "{a: b}"),
-    fc.constantFrom("/dev/x", "c", "IOPRIO_CLASS_RT", "SCHED_FIFO", "SCHED_FLAG_RECLAIM", "MPOL_BIND", "MPOL_F_STATIC_NODES", "bogus", "vendor.com/c=d"),
+    fc.constantFrom(
+      "1",
+      "-1",
+      "0644",
+      "0x10",
+      "1.5",
+      "1e3",
+      "yes",
+      "~",
+      '""',
+      "'x'",
+      "4294967296",
+      "9223372036854775808",
+      "[1]",
+      "{a: b}",
+    ),
+    fc.constantFrom(
+      "/dev/x",
+      "c",
+      "IOPRIO_CLASS_RT",
+      "SCHED_FIFO",
+      "SCHED_FLAG_RECLAIM",
+      "MPOL_BIND",
+      "MPOL_F_STATIC_NODES",
+      "bogus",
+      "vendor.com/c=d",
+    ),
   );
   const field = fc.constantFrom(
-    "path", "type", "major", "minor", "file_mode", "uid", "gid", "source", "destination", "options", "class", "priority",
-    "hostIf", "name", "policy", "nice", "flags", "runtime", "deadline", "period", "mode", "nodes", "Path", "MODE", "other",
+    "path",
+    "type",
+    "major",
+    "minor",
+    "file_mode",
+    "uid",
+    "gid",
+    "source",
+    "destination",
+    "options",
+    "class",
+    "priority",
+    "hostIf",
+    "name",
+    "policy",
+    "nice",
+    "flags",
+    "runtime",
+    "deadline",
+    "period",
+    "mode",
+    "nodes",
+    "Path",
+    "MODE",
+    "other",
   );
   const list = fc.array(scalar, { maxLength: 3 }).map((items) => `[${items.join(", ")}]`);
   const value = fc.oneof(scalar, list);
-  const mapping = fc.array(fc.tuple(field, value), { maxLength: 4 }).map((pairs) => `{${pairs.map(([k, v]) => `${k}: ${v}`).join(", ")}}`);
+  const mapping = fc
+    .array(fc.tuple(field, value), { maxLength: 4 })
+    .map((pairs) => `{${pairs.map(([k, v]) => `${k}: ${v}`).join(", ")}}`);
   const annotation = fc.oneof(
     fc.array(mapping, { maxLength: 3 }).map((items) => items.map((m) => `- ${m}`).join("\n")),
     fc.array(fc.tuple(field, value), { maxLength: 4 }).map((pairs) => pairs.map(([k, v]) => `${k}: ${v}`).join("\n")),
@@ -165,23 +239,64 @@ function generatedPods(): Record<string, string>[] {
     fc.constantFrom("", "{{", "- {"),
   );
   // and pods that mostly hold: each kind's own shape, with numbers in any YAML 1.1 syntax
-  const n = fc.oneof(fc.integer({ min: 0, max: 4096 }).map(String), fc.integer({ min: 0, max: 0o777 }).map((x) => `0${x.toString(8)}`), fc.constant("0x1F"));
+  const n = fc.oneof(
+    fc.integer({ min: 0, max: 4096 }).map(String),
+    fc.integer({ min: 0, max: 0o777 }).map((x) => `0${x.toString(8)}`),
+    fc.constant("0x1F"),
+  );
   const name = fc.constantFrom("a", "b0", "x.y", "ens2.100", "vendor.com/gpu=0", "/dev/null");
   const shapes: [string, fc.Arbitrary<string>][] = [
-    ["devices.noderesource.dev", fc.tuple(name, n, n, n, n).map(([p, a, b, m, u]) => `- {path: ${p}, type: c, major: ${a}, minor: ${b}, file_mode: ${m}, uid: ${u}}`)],
-    ["cdi-devices.noderesource.dev", fc.array(name, { minLength: 1, maxLength: 3 }).map((xs) => xs.map((x) => `- ${x}`).join("\n"))],
-    ["mounts.noderesource.dev", fc.tuple(name, name).map(([a, b]) => `- source: ${a}\n  destination: ${b}\n  type: bind\n  options: [rbind, ro]`)],
-    ["io-priority.noderesource.dev", fc.tuple(fc.constantFrom("IOPRIO_CLASS_RT", "IOPRIO_CLASS_BE", "IOPRIO_CLASS_IDLE", "IOPRIO_CLASS_NONE"), n).map(([c, p]) => `class: ${c}\npriority: ${p}`)],
-    ["scheduling-policy.noderesource.dev", fc.tuple(fc.constantFrom("SCHED_FIFO", "SCHED_RR", "SCHED_DEADLINE", "SCHED_OTHER"), n, n).map(([p, a, b]) => `policy: ${p}\npriority: ${a}\nruntime: ${b}\nflags: [SCHED_FLAG_RECLAIM]`)],
+    [
+      "devices.noderesource.dev",
+      fc
+        .tuple(name, n, n, n, n)
+        .map(([p, a, b, m, u]) => `- {path: ${p}, type: c, major: ${a}, minor: ${b}, file_mode: ${m}, uid: ${u}}`),
+    ],
+    [
+      "cdi-devices.noderesource.dev",
+      fc.array(name, { minLength: 1, maxLength: 3 }).map((xs) => xs.map((x) => `- ${x}`).join("\n")),
+    ],
+    [
+      "mounts.noderesource.dev",
+      fc.tuple(name, name).map(([a, b]) => `- source: ${a}\n  destination: ${b}\n  type: bind\n  options: [rbind, ro]`),
+    ],
+    [
+      "io-priority.noderesource.dev",
+      fc
+        .tuple(fc.constantFrom("IOPRIO_CLASS_RT", "IOPRIO_CLASS_BE", "IOPRIO_CLASS_IDLE", "IOPRIO_CLASS_NONE"), n)
+        .map(([c, p]) => `class: ${c}\npriority: ${p}`),
+    ],
+    [
+      "scheduling-policy.noderesource.dev",
+      fc
+        .tuple(fc.constantFrom("SCHED_FIFO", "SCHED_RR", "SCHED_DEADLINE", "SCHED_OTHER"), n, n)
+        .map(([p, a, b]) => `policy: ${p}\npriority: ${a}\nruntime: ${b}\nflags: [SCHED_FLAG_RECLAIM]`),
+    ],
     ["network-devices.noderesource.dev", fc.tuple(name, name).map(([h, x]) => `- {hostIf: ${h}, name: ${x}}`)],
     ["sysctl.noderesource.dev", fc.tuple(name, n).map(([k, v]) => `${k}: ${v}\nnet.core.somaxconn: "256"`)],
-    ["memory-policy.noderesource.dev", fc.tuple(fc.constantFrom("MPOL_BIND", "MPOL_INTERLEAVE", "MPOL_LOCAL"), n).map(([m, x]) => `mode: ${m}\nnodes: "${x}"\nflags: [MPOL_F_STATIC_NODES]`)],
+    [
+      "memory-policy.noderesource.dev",
+      fc
+        .tuple(fc.constantFrom("MPOL_BIND", "MPOL_INTERLEAVE", "MPOL_LOCAL"), n)
+        .map(([m, x]) => `mode: ${m}\nnodes: "${x}"\nflags: [MPOL_F_STATIC_NODES]`),
+    ],
   ];
   const level = fc.constantFrom("", "/pod", "/container.c0");
-  const good = fc.array(fc.tuple(fc.constantFrom(...shapes.keys()), level).chain(([i, l]) => shapes[i][1].map((v) => [`${shapes[i][0]}${l}`, v] as const)), { minLength: 1, maxLength: 4 });
+  const good = fc.array(
+    fc
+      .tuple(fc.constantFrom(...shapes.keys()), level)
+      .chain(([i, l]) => shapes[i][1].map((v) => [`${shapes[i][0]}${l}`, v] as const)),
+    { minLength: 1, maxLength: 4 },
+  );
   return [
-    ...fc.sample(fc.dictionary(fc.constantFrom(...keys), annotation, { minKeys: 1, maxKeys: 4 }), { numRuns: 1000, seed: 20260401 }),
-    ...fc.sample(good.map((pairs) => Object.fromEntries(pairs)), { numRuns: 500, seed: 20260402 }),
+    ...fc.sample(fc.dictionary(fc.constantFrom(...keys), annotation, { minKeys: 1, maxKeys: 4 }), {
+      numRuns: 1000,
+      seed: 20260401,
+    }),
+    ...fc.sample(
+      good.map((pairs) => Object.fromEntries(pairs)),
+      { numRuns: 500, seed: 20260402 },
+    ),
   ];
 }
 
@@ -196,7 +311,9 @@ describeWithGo("device-injector: ours and Go's", () => {
 
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  it("adjust the same containers alike, and fail the same ones with the same errors, under nri-sim", { timeout: LAUNCHES_MS }, async () => {
+  it("adjust the same containers alike, and fail the same ones with the same errors, under nri-sim", {
+    timeout: LAUNCHES_MS,
+  }, async () => {
     const runWith = async (command: string[]) => {
       const plugins = await mkdtemp(join(dir, "plugins-"));
       await writeLauncher(plugins, "10-device-injector", command);
@@ -205,19 +322,28 @@ describeWithGo("device-injector: ours and Go's", () => {
     const [go, ts] = [await runWith([goBin]), await runWith(ourProgram)];
     expect(outcome(ts)).toEqual(outcome(go));
     expect(go.steps.map((s) => s.ok)).toEqual([true, true, true, true, true, false, false, false, true, true]);
-    expect(go.steps[2].adjustment).toMatchObject({ linux: { devices: [{ path: "/dev/nri-null", fileMode: 0o666 }], netDevices: { "ens2.100": { name: "netdev0" } } } });
+    expect(go.steps[2].adjustment).toMatchObject({
+      linux: { devices: [{ path: "/dev/nri-null", fileMode: 0o666 }], netDevices: { "ens2.100": { name: "netdev0" } } },
+    });
   });
 
   it("read the same annotated pods alike: a table of cases and 1,500 generated pods", async () => {
     const pods = [...CASES, ...generatedPods()];
-    const answers = await goJsonLines<Answer>(goBin, ["-decode"], pods.map((annotations) => ({ container: "c0", annotations })));
+    const answers = await goJsonLines<Answer>(
+      goBin,
+      ["-decode"],
+      pods.map((annotations) => ({ container: "c0", annotations })),
+    );
     const results = pods.map((annotations, i) => ({ annotations, go: answers[i], ours: ours("c0", annotations) }));
     // where the upstream plugin crashes (a null network device), ours fails the container
-    for (const r of results.filter((r) => r.go.panic !== undefined)) expect(r.ours.error).toMatch(/^invalid net device annotation .*: entry \d+ is null$/);
+    for (const r of results.filter((r) => r.go.panic !== undefined))
+      expect(r.ours.error).toMatch(/^invalid net device annotation .*: entry \d+ is null$/);
     // go-yaml's syntax errors are worded by its parser, ours by ours: the same text up to the line
     const syntax = results.filter((r) => SYNTAX.test(r.go.error ?? ""));
     for (const r of syntax) expect(r.ours.error?.match(SYNTAX)?.[1]).toBe(r.go.error?.match(SYNTAX)?.[1]);
-    const mismatches = results.filter((r) => r.go.panic === undefined && !syntax.includes(r) && canonical(r.go) !== canonical(r.ours));
+    const mismatches = results.filter(
+      (r) => r.go.panic === undefined && !syntax.includes(r) && canonical(r.go) !== canonical(r.ours),
+    );
     expect(mismatches.slice(0, 5)).toEqual([]);
     const adjusted = results.filter((r) => r.go.adjustment !== undefined && canonical(r.go.adjustment) !== "{}").length;
     const failed = results.filter((r) => r.go.error !== undefined).length;

@@ -116,11 +116,24 @@ async function runWith(command: readonly string[], flags: readonly string[]) {
     waitTimeoutMs: 120_000,
     clock: "virtual",
     plugins: [
-      { plugin: createLoggerPlugin({ log: quiet, pid: 4242, config: { setAnnotation: "logger.nri-ts.dev/seen-by", addEnv: "LOGGER_SEEN" } }), index: "10", name: "logger" },
+      {
+        plugin: createLoggerPlugin({
+          log: quiet,
+          pid: 4242,
+          config: { setAnnotation: "logger.nri-ts.dev/seen-by", addEnv: "LOGGER_SEEN" },
+        }),
+        index: "10",
+        name: "logger",
+      },
       { plugin: createDeviceInjector({ logger: silentLogger }), index: "20", name: "device-injector" },
       { plugin: createUlimitAdjuster({ logger: silentLogger }), index: "30", name: "ulimit-adjuster" },
     ],
-    observer: { listening: (socket) => (plugin = startPlugin(command, ["-socket-path", socket, "-indices", INDICES, ...flags], { NRI_PLUGIN_NAME: "differ" })) },
+    observer: {
+      listening: (socket) =>
+        (plugin = startPlugin(command, ["-socket-path", socket, "-indices", INDICES, ...flags], {
+          NRI_PLUGIN_NAME: "differ",
+        })),
+    },
   });
   const code = await plugin?.exited;
   return { report, code, ...session(plugin?.stderr() ?? "") };
@@ -155,16 +168,26 @@ describeWithGo("differ: ours and Go's, line for line", () => {
           ]),
         ),
     ],
-    ["the first index's dumps (-verbose-level 1)", ["-verbose-level", "1"], (lines) => expect(lines).toContain('level=info msg="[00] RunPodSandbox:      \\"yes\\": \\"no\\""')],
+    [
+      "the first index's dumps (-verbose-level 1)",
+      ["-verbose-level", "1"],
+      (lines) => expect(lines).toContain('level=info msg="[00] RunPodSandbox:      \\"yes\\": \\"no\\""'),
+    ],
     [
       "the objects around each change (-verbose-level 2)",
       ["-verbose-level", "2"],
       (lines) => {
         expect(lines).toContain('level=info msg="[25] Values after changes for container"');
-        expect(lines).toContain('level=info msg="CreateContainer: container: failed to dump object: yaml: control characters are not allowed"');
+        expect(lines).toContain(
+          'level=info msg="CreateContainer: container: failed to dump object: yaml: control characters are not allowed"',
+        );
       },
     ],
-    ["Synchronize too (-verbose-level 3)", ["-verbose-level", "3"], (lines) => expect(lines.length).toBeGreaterThan(1000)],
+    [
+      "Synchronize too (-verbose-level 3)",
+      ["-verbose-level", "3"],
+      (lines) => expect(lines.length).toBeGreaterThan(1000),
+    ],
     [
       "YAML diffs (-yaml)",
       ["-yaml"],
@@ -184,7 +207,15 @@ describeWithGo("differ: ours and Go's, line for line", () => {
       expect(go.report.failures).toEqual([]);
       expect(ts.report.failures).toEqual([]);
       const firstDifference = go.lines.findIndex((line, i) => ts.lines[i] !== line);
-      expect(firstDifference === -1 ? undefined : { at: firstDifference, go: go.lines.slice(firstDifference, firstDifference + 3), ts: ts.lines.slice(firstDifference, firstDifference + 3) }).toBeUndefined();
+      expect(
+        firstDifference === -1
+          ? undefined
+          : {
+              at: firstDifference,
+              go: go.lines.slice(firstDifference, firstDifference + 3),
+              ts: ts.lines.slice(firstDifference, firstDifference + 3),
+            },
+      ).toBeUndefined();
       expect(ts.lines.length).toBe(go.lines.length);
       expect(ts.synchronize).toEqual(go.synchronize);
       expect(isGoEnding(go.ending, RUN_FAILED), go.ending.join("\n")).toBe(true);

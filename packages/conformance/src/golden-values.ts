@@ -171,11 +171,7 @@ function fullSeccomp(): LinuxSeccomp {
 
 function fullLinuxContainer(): LinuxContainer {
   return LinuxContainer.fromPartial({
-    namespaces: [
-      { type: "pid" },
-      { type: "network", path: "/var/run/netns/cni-5e1f" },
-      { type: "mount" },
-    ],
+    namespaces: [{ type: "pid" }, { type: "network", path: "/var/run/netns/cni-5e1f" }, { type: "mount" }],
     devices: [
       {
         path: "/dev/fuse",
@@ -486,16 +482,11 @@ function messageExpectations(): [string, Expectation][] {
         ["keep-connected", false, true],
         ["full-policy", true, true],
       ] as const
-    ).map(
-      ([name, failRequest, keepConnected]): [string, Expectation] => [
-        `configure-response-${name}`,
-        expectation("ConfigureResponse", ConfigureResponse, { events: 1, failurePolicy: { failRequest, keepConnected } }),
-      ],
-    ),
-    [
-      "failure-policy-full",
-      expectation("FailurePolicy", FailurePolicy, { failRequest: true, keepConnected: true }),
-    ],
+    ).map(([name, failRequest, keepConnected]): [string, Expectation] => [
+      `configure-response-${name}`,
+      expectation("ConfigureResponse", ConfigureResponse, { events: 1, failurePolicy: { failRequest, keepConnected } }),
+    ]),
+    ["failure-policy-full", expectation("FailurePolicy", FailurePolicy, { failRequest: true, keepConnected: true })],
     ["synchronize-request", expectation("SynchronizeRequest", SynchronizeRequest, synchronizeRequest())],
     [
       "synchronize-response",

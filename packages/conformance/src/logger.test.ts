@@ -32,7 +32,16 @@ import { isGoEnding, LOST, ourPluginCommand, pluginLines, splitEnding, startPlug
 
 const ourLogger = ourPluginCommand("logger");
 /** The flags both loggers run with: every kind of stamp, so removal markers travel too. */
-const FLAGS = ["-add-annotation", "example.com/added", "-set-annotation", "example.com/set", "-add-env", "LOGGER_ADDED", "-set-env", "MODE"];
+const FLAGS = [
+  "-add-annotation",
+  "example.com/added",
+  "-set-annotation",
+  "example.com/set",
+  "-add-env",
+  "LOGGER_ADDED",
+  "-set-env",
+  "MODE",
+];
 
 /** Each logger stamps its own pid; compare without it. */
 const withoutPid = (lines: string[]) => lines.map((line) => line.replace(/logger-pid-\d+/g, "logger-pid-N"));
@@ -125,12 +134,23 @@ async function sendAll(runtime: ScriptedRuntime, rounds: readonly Round[]): Prom
   const call = () => ({ deadline: Date.now() + 20_000 });
   for (const { pod, container, resources, overhead, request, pods, containers } of rounds) {
     await runtime.plugin.synchronize({ pods, containers }, call());
-    for (const event of [Event.RUN_POD_SANDBOX, Event.POST_UPDATE_POD_SANDBOX, Event.STOP_POD_SANDBOX, Event.REMOVE_POD_SANDBOX]) {
+    for (const event of [
+      Event.RUN_POD_SANDBOX,
+      Event.POST_UPDATE_POD_SANDBOX,
+      Event.STOP_POD_SANDBOX,
+      Event.REMOVE_POD_SANDBOX,
+    ]) {
       await runtime.plugin.stateChange({ event, pod }, call());
     }
     await runtime.plugin.updatePodSandbox({ pod, overheadLinuxResources: overhead, linuxResources: resources }, call());
     await runtime.plugin.createContainer({ pod, container }, call());
-    for (const event of [Event.POST_CREATE_CONTAINER, Event.START_CONTAINER, Event.POST_START_CONTAINER, Event.POST_UPDATE_CONTAINER, Event.REMOVE_CONTAINER]) {
+    for (const event of [
+      Event.POST_CREATE_CONTAINER,
+      Event.START_CONTAINER,
+      Event.POST_START_CONTAINER,
+      Event.POST_UPDATE_CONTAINER,
+      Event.REMOVE_CONTAINER,
+    ]) {
       await runtime.plugin.stateChange({ event, pod, container }, call());
     }
     await runtime.plugin.updateContainer({ pod, container, linuxResources: resources }, call());
@@ -158,7 +178,10 @@ function rounds(count: number, seed: number): Round[] {
   const pods = messageVariants(PodSandbox, fullPod(), count * 2, seed, texts);
   const containers = messageVariants(Container, fullContainer(), count * 2, seed + 2, texts);
   const resources = messageVariants(LinuxResources, fullResources(), count * 2, seed + 3, texts);
-  const requests = messageVariants(ValidateContainerAdjustmentRequest, validateRequest(), count, seed + 4, [...texts, ...refused]);
+  const requests = messageVariants(ValidateContainerAdjustmentRequest, validateRequest(), count, seed + 4, [
+    ...texts,
+    ...refused,
+  ]);
   const statusOnly = messageVariants(Container, statusOnlyContainer(), count, seed + 5, texts);
   return Array.from({ length: count }, (_, i) => ({
     pod: pods[2 * i],
@@ -185,7 +208,11 @@ describeWithGo("logger: ours and Go's, line for line", () => {
   it("log the same lines through the same pod lifecycles under nri-sim", async () => {
     const runWith = async (command: readonly string[]) => {
       let plugin: ReturnType<typeof start> | undefined;
-      const report = await simulate(SCENARIO, { waitPlugins: 1, clock: "virtual", observer: { listening: (socket) => (plugin = start(command, socket)) } });
+      const report = await simulate(SCENARIO, {
+        waitPlugins: 1,
+        clock: "virtual",
+        observer: { listening: (socket) => (plugin = start(command, socket)) },
+      });
       const code = await plugin?.exited;
       return { report, code, ...session(withoutPid(pluginLines(plugin?.stderr() ?? ""))) };
     };
@@ -234,7 +261,15 @@ describeWithGo("logger: ours and Go's, line for line", () => {
     };
     const [go, ts] = [await runWith([goBin]), await runWith(ourLogger)];
     const firstDifference = go.findIndex((line, i) => ts[i] !== line);
-    expect(firstDifference === -1 ? undefined : { at: firstDifference, go: go.slice(firstDifference, firstDifference + 3), ts: ts.slice(firstDifference, firstDifference + 3) }).toBeUndefined();
+    expect(
+      firstDifference === -1
+        ? undefined
+        : {
+            at: firstDifference,
+            go: go.slice(firstDifference, firstDifference + 3),
+            ts: ts.slice(firstDifference, firstDifference + 3),
+          },
+    ).toBeUndefined();
     expect(ts.length).toBe(go.length);
 
     // What the comparison covered.

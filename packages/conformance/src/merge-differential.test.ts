@@ -145,7 +145,13 @@ describeWithGo("the merge engine decides as the Go adaptation does", () => {
     const p2 = { index: "20", name: "p2" };
     const p3 = { index: "30", name: "p3" };
     const pod = { id: "pod0", name: "web", namespace: "default" };
-    const container = { id: CONTAINER, podSandboxId: "pod0", name: CONTAINER, env: ["PATH=/bin"], annotations: { owner: "runtime" } };
+    const container = {
+      id: CONTAINER,
+      podSandboxId: "pod0",
+      name: CONTAINER,
+      env: ["PATH=/bin"],
+      annotations: { owner: "runtime" },
+    };
     const creating = (
       answers: Array<DeepPartial<CreateContainerResponse> | null>,
       rest: Partial<CreateScenario> = {},
@@ -158,7 +164,10 @@ describeWithGo("the merge engine decides as the Go adaptation does", () => {
 
     it("two plugins setting the same variable conflict, with Go's text", async () => {
       const outcome = await expectSameDecision(
-        creating([{ adjust: { env: [{ key: "GOMAXPROCS", value: "2" }] } }, { adjust: { env: [{ key: "GOMAXPROCS", value: "4" }] } }]),
+        creating([
+          { adjust: { env: [{ key: "GOMAXPROCS", value: "2" }] } },
+          { adjust: { env: [{ key: "GOMAXPROCS", value: "4" }] } },
+        ]),
       );
       expect(outcome.error).toBe('plugins "20-p2" and "10-p1" both tried to set Env GOMAXPROCS');
     });
@@ -169,7 +178,9 @@ describeWithGo("the merge engine decides as the Go adaptation does", () => {
         { adjust: { annotations: { "-example.com/tier": "", "example.com/tier": "silver" } } },
       ]);
       const outcome = await expectSameDecision(takeover);
-      expect(outcome.response).toMatchObject({ adjust: { annotations: { "-example.com/tier": "", "example.com/tier": "silver" } } });
+      expect(outcome.response).toMatchObject({
+        adjust: { annotations: { "-example.com/tier": "", "example.com/tier": "silver" } },
+      });
 
       takeover.plugins.push({ ...p3, response: { adjust: { annotations: { "example.com/tier": "bronze" } } } });
       expect((await expectSameDecision(takeover)).error).toBe(
@@ -187,7 +198,10 @@ describeWithGo("the merge engine decides as the Go adaptation does", () => {
         kind: "update",
         request: { pod, container, linuxResources: { cpu: { shares: { value: 512n } } } },
         plugins: [
-          { ...p1, response: { update: [{ containerId: "ctr1", linux: { resources: { cpu: { shares: { value: 256n } } } } }] } },
+          {
+            ...p1,
+            response: { update: [{ containerId: "ctr1", linux: { resources: { cpu: { shares: { value: 256n } } } } }] },
+          },
           { ...p2, response: null },
         ],
       });
@@ -215,9 +229,12 @@ describeWithGo("the merge engine decides as the Go adaptation does", () => {
     });
 
     describe("default validator rejections", () => {
-      const validated = (config: Record<string, unknown>, answers: Array<DeepPartial<CreateContainerResponse> | null>) =>
-        creating(answers, { defaultValidator: { enable: true, ...config } });
-      const rejection = (reason: string) => `validator "00-default-validator" rejected container adjustment, reason: ${reason}`;
+      const validated = (
+        config: Record<string, unknown>,
+        answers: Array<DeepPartial<CreateContainerResponse> | null>,
+      ) => creating(answers, { defaultValidator: { enable: true, ...config } });
+      const rejection = (reason: string) =>
+        `validator "00-default-validator" rejected container adjustment, reason: ${reason}`;
 
       it("OCI hook injection", async () => {
         const outcome = await expectSameDecision(
@@ -226,35 +243,54 @@ describeWithGo("the merge engine decides as the Go adaptation does", () => {
             { adjust: { hooks: { poststop: [{ path: "/bin/other" }] } } },
           ]),
         );
-        expect(outcome.error).toBe(rejection('validation error: plugins "10-p1,20-p2" attempted restricted OCI hook injection'));
+        expect(outcome.error).toBe(
+          rejection('validation error: plugins "10-p1,20-p2" attempted restricted OCI hook injection'),
+        );
       });
 
       it("a seccomp policy for an unconfined container (Go's text has a double space)", async () => {
         const outcome = await expectSameDecision(
-          validated({ rejectUnconfinedSeccompAdjustment: true }, [{ adjust: { linux: { seccompPolicy: { defaultAction: "SCMP_ACT_ERRNO" } } } }]),
+          validated({ rejectUnconfinedSeccompAdjustment: true }, [
+            { adjust: { linux: { seccompPolicy: { defaultAction: "SCMP_ACT_ERRNO" } } } },
+          ]),
         );
-        expect(outcome.error).toBe(rejection("validation error: plugin 10-p1 attempted restricted  unconfined seccomp policy adjustment"));
+        expect(outcome.error).toBe(
+          rejection("validation error: plugin 10-p1 attempted restricted  unconfined seccomp policy adjustment"),
+        );
       });
 
       it("a missing required plugin, named by the pod annotation", async () => {
         const scenario = validated({ requiredPlugins: ["p1"] }, [{}]);
-        scenario.request = { pod: { ...pod, annotations: { "required-plugins.noderesource.dev/container.ctr0": "[p1, 20-p2, gpu]" } }, container };
+        scenario.request = {
+          pod: { ...pod, annotations: { "required-plugins.noderesource.dev/container.ctr0": "[p1, 20-p2, gpu]" } },
+          container,
+        };
         const outcome = await expectSameDecision(scenario);
         expect(outcome.error).toBe(rejection('validation error: required plugins "20-p2,gpu" not present'));
       });
 
       it("a required-plugins annotation that is not a YAML list", async () => {
         const scenario = validated({}, [{}]);
-        scenario.request = { pod: { ...pod, annotations: { "required-plugins.noderesource.dev": "{gpu: true}" } }, container };
+        scenario.request = {
+          pod: { ...pod, annotations: { "required-plugins.noderesource.dev": "{gpu: true}" } },
+          container,
+        };
         const outcome = await expectSameDecision(scenario);
-        expect(outcome.error).toMatch(/^validator "00-default-validator" rejected container adjustment, reason: invalid required-plugins\.noderesource\.dev annotation "\{gpu: true\}": yaml: unmarshal errors:/);
+        expect(outcome.error).toMatch(
+          /^validator "00-default-validator" rejected container adjustment, reason: invalid required-plugins\.noderesource\.dev annotation "\{gpu: true\}": yaml: unmarshal errors:/,
+        );
       });
 
       it("a sysctl adjustment; the validation request lists every plugin, subscribed or not", async () => {
         const outcome = await expectSameDecision(
-          validated({ rejectSysctlAdjustment: true }, [null, { adjust: { linux: { sysctl: { "net.core.somaxconn": "1024" } } } }]),
+          validated({ rejectSysctlAdjustment: true }, [
+            null,
+            { adjust: { linux: { sysctl: { "net.core.somaxconn": "1024" } } } },
+          ]),
         );
-        expect(outcome.error).toBe(rejection("validation error: attempted restricted sysctl adjustment by plugin(s) 20-p2"));
+        expect(outcome.error).toBe(
+          rejection("validation error: attempted restricted sysctl adjustment by plugin(s) 20-p2"),
+        );
         expect(outcome.validation).toMatchObject({
           plugins: [
             { name: "default-validator", index: "00" },

@@ -188,7 +188,11 @@ export function decideWithOurs(scenario: MergeScenario): Promise<Outcome> {
 async function createContainer(scenario: CreateScenario): Promise<Outcome> {
   const result = new CreateContainerResult(received(CreateContainerRequest, scenario.request));
   const seen: Outcome["seen"] = [];
-  const outcome = (rest: Partial<Outcome>): Outcome => ({ request: asJson(CreateContainerRequest, result.request), seen, ...rest });
+  const outcome = (rest: Partial<Outcome>): Outcome => ({
+    request: asJson(CreateContainerRequest, result.request),
+    seen,
+    ...rest,
+  });
 
   // Go sorts plugins by index: the default validator (00) comes first, the capture validator (99) last.
   const validator = defaultValidator(
@@ -219,7 +223,9 @@ async function createContainer(scenario: CreateScenario): Promise<Outcome> {
       plugin.reject === undefined ? [] : [validationVerdict({ reject: true, reason: plugin.reject }, fullName(plugin))],
     ),
   ];
-  const rejection = await firstValidationError(verdicts.map((verdict) => (verdict ? Promise.reject(verdict) : Promise.resolve())));
+  const rejection = await firstValidationError(
+    verdicts.map((verdict) => (verdict ? Promise.reject(verdict) : Promise.resolve())),
+  );
   return outcome({
     validation: asJson(ValidateContainerAdjustmentRequest, request),
     ...(rejection ? { error: rejection.message } : { response: asJson(CreateContainerResponse, response) }),
@@ -229,7 +235,11 @@ async function createContainer(scenario: CreateScenario): Promise<Outcome> {
 function updateContainer(scenario: UpdateScenario): Outcome {
   const result = new UpdateContainerResult(received(UpdateContainerRequest, scenario.request));
   const seen: Outcome["seen"] = [];
-  const outcome = (rest: Partial<Outcome>): Outcome => ({ request: asJson(UpdateContainerRequest, result.request), seen, ...rest });
+  const outcome = (rest: Partial<Outcome>): Outcome => ({
+    request: asJson(UpdateContainerRequest, result.request),
+    seen,
+    ...rest,
+  });
   for (const plugin of scenario.plugins) {
     if (plugin.response === null) continue;
     seen.push({ plugin: fullName(plugin), request: asJson(UpdateContainerRequest, result.request) });
@@ -242,7 +252,10 @@ function updateContainer(scenario: UpdateScenario): Outcome {
   const { update } = result.response();
   const nullUpdates = update.flatMap((entry, position) => (entry === null ? [position] : []));
   return outcome({
-    response: asJson(UpdateContainerResponse, { update: update.map((entry) => entry ?? ContainerUpdate.create()), evict: [] }),
+    response: asJson(UpdateContainerResponse, {
+      update: update.map((entry) => entry ?? ContainerUpdate.create()),
+      evict: [],
+    }),
     ...(nullUpdates.length > 0 && { nullUpdates }),
   });
 }
@@ -251,7 +264,11 @@ function stopContainer(scenario: StopScenario): Outcome {
   const request = received(StopContainerRequest, scenario.request);
   const result = new StopContainerResult();
   const seen: Outcome["seen"] = [];
-  const outcome = (rest: Partial<Outcome>): Outcome => ({ request: asJson(StopContainerRequest, request), seen, ...rest });
+  const outcome = (rest: Partial<Outcome>): Outcome => ({
+    request: asJson(StopContainerRequest, request),
+    seen,
+    ...rest,
+  });
   for (const plugin of scenario.plugins) {
     if (plugin.response === null) continue;
     seen.push({ plugin: fullName(plugin), request: asJson(StopContainerRequest, request) });

@@ -110,9 +110,13 @@ const resourcesWith = (unifiedKeys: number): fc.Arbitrary<DeepPartial<LinuxResou
     memory: sometimes(memory),
     cpu: sometimes(cpu),
     hugepageLimits: rarely(
-      fc.array(fc.record({ pageSize: fc.constantFrom("2MB", "1GB"), limit: fc.constantFrom(0n, 4096n) }), { maxLength: 2 }),
+      fc.array(fc.record({ pageSize: fc.constantFrom("2MB", "1GB"), limit: fc.constantFrom(0n, 4096n) }), {
+        maxLength: 2,
+      }),
     ),
-    unified: fc.dictionary(fc.constantFrom("memory.high", "memory.low"), fc.constantFrom("1", "max"), { maxKeys: unifiedKeys }),
+    unified: fc.dictionary(fc.constantFrom("memory.high", "memory.low"), fc.constantFrom("1", "max"), {
+      maxKeys: unifiedKeys,
+    }),
     blockioClass: sometimes(wrapped(["gold", "silver"])),
     rdtClass: sometimes(wrapped(["gold", "silver"])),
     pids: sometimes(fc.constantFrom(0n, 10n).map((limit) => ({ limit }))),
@@ -129,7 +133,12 @@ const keys = (...names: string[]) => fc.constantFrom(...names, ...names.slice(0,
 function linuxAdjustment(tag: string): fc.Arbitrary<DeepPartial<LinuxContainerAdjustment>> {
   return fc.record({
     devices: fc.array(
-      fc.record({ path: keys("/dev/d1", "/dev/d2", "/dev/d3"), type: fc.constant("c"), major: fc.constant(1n), minor: fc.constantFrom(1n, 2n) }),
+      fc.record({
+        path: keys("/dev/d1", "/dev/d2", "/dev/d3"),
+        type: fc.constant("c"),
+        major: fc.constant(1n),
+        minor: fc.constantFrom(1n, 2n),
+      }),
       { maxLength: 3 },
     ),
     resources: sometimes(resources),
@@ -163,7 +172,12 @@ function adjustment(tag: string): fc.Arbitrary<DeepPartial<ContainerAdjustment>>
     annotations: sometimes(fc.dictionary(keys("a", "b", "c"), fc.constant(tag), { maxKeys: 3 })),
     mounts: sometimes(
       fc.array(
-        fc.record({ destination: keys("/m1", "/m2", "/m3"), type: fc.constant("bind"), source: fc.constant(`/src/${tag}`), options: fc.constantFrom([], ["ro"]) }),
+        fc.record({
+          destination: keys("/m1", "/m2", "/m3"),
+          type: fc.constant("bind"),
+          source: fc.constant(`/src/${tag}`),
+          options: fc.constantFrom([], ["ro"]),
+        }),
         { maxLength: 3 },
       ),
     ),
@@ -178,11 +192,20 @@ function adjustment(tag: string): fc.Arbitrary<DeepPartial<ContainerAdjustment>>
     ),
     linux: sometimes(linuxAdjustment(tag)),
     rlimits: rarely(
-      fc.array(fc.record({ type: fc.constantFrom("RLIMIT_NOFILE", "RLIMIT_NPROC"), hard: fc.constantFrom(0n, 1024n), soft: fc.constantFrom(0n, 512n) }), {
-        maxLength: 2,
-      }),
+      fc.array(
+        fc.record({
+          type: fc.constantFrom("RLIMIT_NOFILE", "RLIMIT_NPROC"),
+          hard: fc.constantFrom(0n, 1024n),
+          soft: fc.constantFrom(0n, 512n),
+        }),
+        {
+          maxLength: 2,
+        },
+      ),
     ),
-    CDIDevices: rarely(fc.array(fc.record({ name: fc.constantFrom("vendor.com/dev=a", "vendor.com/dev=b") }), { maxLength: 2 })),
+    CDIDevices: rarely(
+      fc.array(fc.record({ name: fc.constantFrom("vendor.com/dev=a", "vendor.com/dev=b") }), { maxLength: 2 }),
+    ),
   });
 }
 
@@ -194,7 +217,10 @@ function adjustment(tag: string): fc.Arbitrary<DeepPartial<ContainerAdjustment>>
  * fail in one Go run and pass in the next. Ignorable updates therefore
  * carry at most one unified key; the others up to two.
  */
-function updates(containers: fc.Arbitrary<string>, maxLength: number): fc.Arbitrary<Array<DeepPartial<ContainerUpdate>>> {
+function updates(
+  containers: fc.Arbitrary<string>,
+  maxLength: number,
+): fc.Arbitrary<Array<DeepPartial<ContainerUpdate>>> {
   const update = (ignoreFailure: boolean) =>
     fc.record({
       containerId: containers,
@@ -249,16 +275,18 @@ function plugins<Response>(
   response: (tag: string) => fc.Arbitrary<DeepPartial<Response>>,
   validators: boolean,
 ): fc.Arbitrary<Array<ScenarioPlugin<Response>>> {
-  return fc.tuple(
-    ...PLUGINS.map(({ index, name }) =>
-      fc.record({
-        index: fc.constant(index),
-        name: fc.constant(name),
-        response: fc.option(response(`${index}-${name}`), { nil: null, freq: 4 }),
-        reject: validators ? rarely(fc.constantFrom("", `${name} says no`)) : fc.constant(undefined),
-      }),
-    ),
-  ).map((list) => list.map(({ reject, ...plugin }) => (reject === undefined ? plugin : { ...plugin, reject })));
+  return fc
+    .tuple(
+      ...PLUGINS.map(({ index, name }) =>
+        fc.record({
+          index: fc.constant(index),
+          name: fc.constant(name),
+          response: fc.option(response(`${index}-${name}`), { nil: null, freq: 4 }),
+          reject: validators ? rarely(fc.constantFrom("", `${name} says no`)) : fc.constant(undefined),
+        }),
+      ),
+    )
+    .map((list) => list.map(({ reject, ...plugin }) => (reject === undefined ? plugin : { ...plugin, reject })));
 }
 
 export const createScenario: fc.Arbitrary<CreateScenario> = fc.record({
@@ -290,7 +318,8 @@ export const stopScenario: fc.Arbitrary<StopScenario> = fc.record({
  */
 const TOLERATION = "example.com/tolerate-missing-plugins";
 const REQUIRED = "required-plugins.noderesource.dev";
-const annotationKey = (base: string) => fc.constantFrom(base, `${base}/pod`, `${base}/container.${CONTAINER}`, `${base}/container.other`);
+const annotationKey = (base: string) =>
+  fc.constantFrom(base, `${base}/pod`, `${base}/container.${CONTAINER}`, `${base}/container.other`);
 
 /** Rules are switched on one time in three, so that scenarios pass as well as fail. */
 const rule = fc.constantFrom(false, false, true);
@@ -320,14 +349,14 @@ const validatorAnnotations = fc.dictionary(
     "[p1]",
     "- missing",
     "[ 10-p1, p2 ]",
-    "[p3, \"20-p2\"]",
+    '[p3, "20-p2"]',
     "p1",
     "",
     "~",
     "[a, ~, b]",
     "{a: 1}",
     "[a, [b]]",
-    "[\"unclosed\"",
+    '["unclosed"',
     "12",
   ),
   { maxKeys: 2 },
@@ -357,9 +386,9 @@ export const validatorScenario: fc.Arbitrary<CreateScenario> = fc.record({
       id: fc.constant(CONTAINER),
       name: fc.constant(CONTAINER),
       // undefined: no profile; else UNCONFINED, RUNTIME_DEFAULT or LOCALHOST
-      linux: fc.constantFrom(undefined, 0, 1, 2).map((profileType) =>
-        profileType === undefined ? undefined : { seccompProfile: { profileType } },
-      ),
+      linux: fc
+        .constantFrom(undefined, 0, 1, 2)
+        .map((profileType) => (profileType === undefined ? undefined : { seccompProfile: { profileType } })),
     }),
   }),
   plugins: plugins<CreateContainerResponse>((tag) => fc.record({ adjust: usually(validatedAdjustment(tag)) }), true),

@@ -20,7 +20,13 @@ function random(seed: number): () => number {
   };
 }
 
-export function messageVariants<T>(fns: MessageFns<T>, template: T, count: number, seed: number, texts: readonly string[]): T[] {
+export function messageVariants<T>(
+  fns: MessageFns<T>,
+  template: T,
+  count: number,
+  seed: number,
+  texts: readonly string[],
+): T[] {
   const next = random(seed);
   const pick = <V>(items: readonly V[]): V => items[Math.floor(next() * items.length)];
   const text = () => pick(texts);
@@ -28,7 +34,8 @@ export function messageVariants<T>(fns: MessageFns<T>, template: T, count: numbe
   const vary = (value: unknown): unknown => {
     const r = next();
     if (typeof value === "string") return r < 0.3 ? value : r < 0.4 ? "" : text();
-    if (typeof value === "number") return r < 0.4 ? value : r < 0.55 ? 0 : Math.floor(next() * 2 ** 31) * (value < 0 && next() < 0.5 ? -1 : 1);
+    if (typeof value === "number")
+      return r < 0.4 ? value : r < 0.55 ? 0 : Math.floor(next() * 2 ** 31) * (value < 0 && next() < 0.5 ? -1 : 1);
     if (typeof value === "bigint") {
       if (r < 0.4) return value;
       if (r < 0.55) return 0n;

@@ -139,9 +139,7 @@ describeWithGo("mux against the Go mux", () => {
       for (const message of messages) session.conns.get(id)!.write(message);
       expected.set(id, Buffer.concat(messages));
     }
-    const received = await Promise.all(
-      [1, 2].map((id) => readBytes(session.conns.get(id)!, expected.get(id)!.length)),
-    );
+    const received = await Promise.all([1, 2].map((id) => readBytes(session.conns.get(id)!, expected.get(id)!.length)));
     for (const id of [1, 2]) expect(received[id - 1].equals(expected.get(id)!)).toBe(true);
     expect(session.mux.closeReason).toBeUndefined();
   });
@@ -176,9 +174,7 @@ describeWithGo("mux against the Go mux", () => {
   it("tells Go when we close: every Go connection ends with EOF", async () => {
     const session = await start(["-echo", "1,2"], { open: [1, 2] });
     session.mux.close();
-    const closed = await Promise.all(
-      [1, 2].map((id) => session.next((e) => e.event === "closed" && e.conn === id)),
-    );
+    const closed = await Promise.all([1, 2].map((id) => session.next((e) => e.event === "closed" && e.conn === id)));
     expect(closed.map((e) => e.error)).toEqual(["EOF", "EOF"]);
   });
 

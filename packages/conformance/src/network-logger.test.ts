@@ -64,7 +64,11 @@ steps:
 `;
     const runWith = async (command: readonly string[]) => {
       let plugin: ReturnType<typeof start> | undefined;
-      const report = await simulate(scenario, { waitPlugins: 1, clock: "virtual", observer: { listening: (socket) => (plugin = start(command, socket)) } });
+      const report = await simulate(scenario, {
+        waitPlugins: 1,
+        clock: "virtual",
+        observer: { listening: (socket) => (plugin = start(command, socket)) },
+      });
       const code = await plugin?.exited;
       return { report, code, ...session(plugin?.stderr() ?? "") };
     };
@@ -91,15 +95,27 @@ steps:
   });
 
   it("log the same lines for generated pods in Synchronize, and for Shutdown", async () => {
-    const text = fc.oneof(fc.constantFrom("default", "kube-system", "", "a b", 'q"uote', "tab\there", "ünï", "😀", "\u0007bell", "\u00ad"), fc.string({ maxLength: 6 }));
-    const namespace = fc.record({ type: fc.constantFrom("network", "ipc", "uts", "pid", ""), path: fc.oneof(fc.constant(""), text.map((t) => `/var/run/netns/${t}`)) });
+    const text = fc.oneof(
+      fc.constantFrom("default", "kube-system", "", "a b", 'q"uote', "tab\there", "ünï", "😀", "\u0007bell", "\u00ad"),
+      fc.string({ maxLength: 6 }),
+    );
+    const namespace = fc.record({
+      type: fc.constantFrom("network", "ipc", "uts", "pid", ""),
+      path: fc.oneof(
+        fc.constant(""),
+        text.map((t) => `/var/run/netns/${t}`),
+      ),
+    });
     const pod = fc.record({
       name: text,
       namespace: text,
       ips: fc.array(fc.oneof(fc.ipV4(), fc.ipV6(), text), { maxLength: 3 }),
       linux: fc.option(fc.record({ namespaces: fc.array(namespace, { maxLength: 4 }) }), { nil: undefined }),
     });
-    const rounds = fc.sample(fc.array(pod, { maxLength: 8 }), { numRuns: 20, seed: 20261201 }) as DeepPartial<PodSandbox>[][];
+    const rounds = fc.sample(fc.array(pod, { maxLength: 8 }), {
+      numRuns: 20,
+      seed: 20261201,
+    }) as DeepPartial<PodSandbox>[][];
 
     const runWith = async (command: readonly string[]) => {
       const socket = join(await mkdtemp(join(dir, "rt-")), "nri.sock");
@@ -107,7 +123,11 @@ steps:
       const plugin = start(command, socket);
       const runtime = await listener.next();
       await runtime.handshake();
-      for (const pods of rounds) await runtime.plugin.synchronize({ pods, containers: [{ id: "c1" }, { id: "c2" }] }, { deadline: Date.now() + 5000 });
+      for (const pods of rounds)
+        await runtime.plugin.synchronize(
+          { pods, containers: [{ id: "c1" }, { id: "c2" }] },
+          { deadline: Date.now() + 5000 },
+        );
       await runtime.plugin.shutdown({}, { deadline: Date.now() + 5000 });
       runtime.close();
       listener.close();

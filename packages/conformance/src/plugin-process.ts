@@ -21,9 +21,16 @@ export interface PluginProcess {
 }
 
 /** Starts a plugin program with `args` (and `env` added to ours), collecting its stderr. */
-export function startPlugin(command: readonly string[], args: readonly string[], env: Record<string, string> = {}): PluginProcess {
+export function startPlugin(
+  command: readonly string[],
+  args: readonly string[],
+  env: Record<string, string> = {},
+): PluginProcess {
   let stderr = "";
-  const child = spawn(command[0], [...command.slice(1), ...args], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...env } });
+  const child = spawn(command[0], [...command.slice(1), ...args], {
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, ...env },
+  });
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   // "close", not "exit": by then every line it wrote on stderr has been read
   return { exited: once(child, "close").then(([code]) => code as number), stderr: () => stderr };

@@ -71,7 +71,13 @@ steps:
 
 /** What the runtime saw of each step: whether it worked, its error, its adjustment and who owns each change. */
 function outcome(report: SimReport) {
-  return report.steps.map((s) => ({ step: s.step, ok: s.ok, error: s.error, adjustment: s.adjustment, changes: s.changes }));
+  return report.steps.map((s) => ({
+    step: s.step,
+    ok: s.ok,
+    error: s.error,
+    adjustment: s.adjustment,
+    changes: s.changes,
+  }));
 }
 
 interface Answer {
@@ -91,7 +97,10 @@ function ours(value: string): Answer {
 
 /** The Go program's answers for annotation values, one process for all of them. */
 function goAnswers(bin: string, values: readonly string[]): Promise<Answer[]> {
-  const requests = values.map((value) => ({ container: "c", annotations: { "ulimits.noderesource.dev/container.c": value } }));
+  const requests = values.map((value) => ({
+    container: "c",
+    annotations: { "ulimits.noderesource.dev/container.c": value },
+  }));
   return goJsonLines<Answer>(bin, ["-decode"], requests);
 }
 
@@ -135,7 +144,7 @@ const CORNERS = [
   "- {type: 2001-12-14}",
   "- {type: ~}",
   "- {type: .inf}",
-  '- {type: !!str 12}',
+  "- {type: !!str 12}",
   "- {type: [a]}",
   "- {type: {a: b}}",
   "- {Type: nofile, SOFT: 3, Soft: 4, soft: 5, hard: 9}",
@@ -144,8 +153,8 @@ const CORNERS = [
   "- {type: rlimit_nofile, hard: 1}",
   "- {type: RLIMIT_, hard: 1}",
   "- {type: '', hard: 1}",
-  "- {type: \"no\\tfile\"}",
-  "- {type: \"stra\u00dfe\"}",
+  '- {type: "no\\tfile"}',
+  '- {type: "stra\u00dfe"}',
   "- {type: no\ufb01le}",
   "- {1: nofile}",
   "- {null: nofile}",
@@ -190,7 +199,9 @@ describeWithGo("ulimit-adjuster: ours and Go's", () => {
 
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  it("adjust the same containers alike, and fail the same ones with the same errors, under nri-sim", { timeout: LAUNCHES_MS }, async () => {
+  it("adjust the same containers alike, and fail the same ones with the same errors, under nri-sim", {
+    timeout: LAUNCHES_MS,
+  }, async () => {
     const runWith = async (command: string[]) => {
       const plugins = await mkdtemp(join(dir, "plugins-"));
       await writeLauncher(plugins, "10-ulimit-adjuster", command);
@@ -213,8 +224,14 @@ describeWithGo("ulimit-adjuster: ours and Go's", () => {
     for (const [step, text] of [
       [3, 'failed to parse type: "ULIMIT_STACK"'],
       [4, 'ulimit "RLIMIT_STACK" must have hard limit >= soft limit'],
-      [5, "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal number -1 into Go struct field ulimit.soft of type uint64"],
-      [6, "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal object into Go value of type []main.ulimit"],
+      [
+        5,
+        "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal number -1 into Go struct field ulimit.soft of type uint64",
+      ],
+      [
+        6,
+        "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal object into Go value of type []main.ulimit",
+      ],
     ] as const) {
       expect(go.steps[step].error).toContain(text);
     }
@@ -239,7 +256,20 @@ describeWithGo("ulimit-adjuster: ours and Go's", () => {
   });
 
   it("read the same generated ulimit lists alike", async () => {
-    const key = fc.constantFrom("type", "Type", "TYPE", "soft", "Soft", "SOFT", "hard", "HARD", "hArd", "\u017foft", "other", "<<");
+    const key = fc.constantFrom(
+      "type",
+      "Type",
+      "TYPE",
+      "soft",
+      "Soft",
+      "SOFT",
+      "hard",
+      "HARD",
+      "hArd",
+      "\u017foft",
+      "other",
+      "<<",
+    );
     const number = fc.oneof(
       fc.bigInt({ min: -(1n << 65n), max: 1n << 65n }).map(String),
       fc.bigInt({ min: 0n, max: 1n << 64n }).map((n) => `0x${n.toString(16)}`),
@@ -251,11 +281,17 @@ describeWithGo("ulimit-adjuster: ours and Go's", () => {
       fc.constantFrom("nofile", "RLIMIT_NPROC", "rlimit_core", "Stack", "ULIMIT_AS", "msgqueue", "rttime", "Bogus"),
       fc.string({ maxLength: 6 }).map((s) => JSON.stringify(s)),
     );
-    const scalar = fc.oneof(number, type, fc.constantFrom("~", "null", "yes", "off", "true", ".inf", ".nan", '""', "'12'", "1e3", "[1]", "{a: 1}"));
+    const scalar = fc.oneof(
+      number,
+      type,
+      fc.constantFrom("~", "null", "yes", "off", "true", ".inf", ".nan", '""', "'12'", "1e3", "[1]", "{a: 1}"),
+    );
     const entry = fc
       .array(fc.tuple(key, scalar), { maxLength: 5 })
       .map((pairs) => `{${pairs.map(([k, v]) => (k === "<<" ? `<<: {type: ${v}}` : `${k}: ${v}`)).join(", ")}}`);
-    const list = fc.array(fc.oneof({ weight: 6, arbitrary: entry }, { weight: 1, arbitrary: scalar }), { maxLength: 4 });
+    const list = fc.array(fc.oneof({ weight: 6, arbitrary: entry }, { weight: 1, arbitrary: scalar }), {
+      maxLength: 4,
+    });
     // and lists that mostly hold: known types in any spelling, limits in any integer syntax
     const limit = fc.oneof(
       fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }).map(String),
@@ -265,16 +301,30 @@ describeWithGo("ulimit-adjuster: ours and Go's", () => {
       fc.integer({ min: 1_000, max: 99_999 }).map((n) => String(n).replace(/(\d)(?=\d{3}$)/, "$1_")),
     );
     const known = fc
-      .tuple(fc.constantFrom("nofile", "nproc", "core", "memlock", "stack", "as", "cpu", "rtprio"), fc.boolean(), fc.boolean())
+      .tuple(
+        fc.constantFrom("nofile", "nproc", "core", "memlock", "stack", "as", "cpu", "rtprio"),
+        fc.boolean(),
+        fc.boolean(),
+      )
       .map(([t, prefixed, upper]) => (prefixed ? `rlimit_${t}` : t)[upper ? "toUpperCase" : "toLowerCase"]());
     const valid = fc
       .array(fc.record({ type: known, soft: fc.option(limit), hard: fc.option(limit) }), { minLength: 1, maxLength: 4 })
       .map((entries) =>
-        entries.map((e) => [`- type: ${e.type}`, e.soft === null ? "" : `  soft: ${e.soft}`, e.hard === null ? "" : `  hard: ${e.hard}`].filter(Boolean).join("\n")),
+        entries.map((e) =>
+          [`- type: ${e.type}`, e.soft === null ? "" : `  soft: ${e.soft}`, e.hard === null ? "" : `  hard: ${e.hard}`]
+            .filter(Boolean)
+            .join("\n"),
+        ),
       );
     const values = [
-      ...fc.sample(list.map((items) => items.map((item) => `- ${item}`).join("\n")), { numRuns: 400, seed: 20260101 }),
-      ...fc.sample(valid.map((items) => items.join("\n")), { numRuns: 400, seed: 20260102 }),
+      ...fc.sample(
+        list.map((items) => items.map((item) => `- ${item}`).join("\n")),
+        { numRuns: 400, seed: 20260101 },
+      ),
+      ...fc.sample(
+        valid.map((items) => items.join("\n")),
+        { numRuns: 400, seed: 20260102 },
+      ),
     ];
     const answers = await goAnswers(goBin, values);
     const mismatches = values

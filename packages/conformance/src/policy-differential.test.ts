@@ -78,7 +78,13 @@ const validates = (fault: Fault, policy: Policy): Case => ({
   name: `validator ${fault}, policy ${policy}`,
   plugins: [
     { idx: "10", name: "adjuster", events: "CreateContainer", policy: "unset" },
-    { idx: "20", name: "validator", events: "ValidateContainerAdjustment", policy, fault: `ValidateContainerAdjustment:1:${fault}` },
+    {
+      idx: "20",
+      name: "validator",
+      events: "ValidateContainerAdjustment",
+      policy,
+      fault: `ValidateContainerAdjustment:1:${fault}`,
+    },
   ],
   steps: [
     { op: "CreateContainer", pod: "pod0", container: "ctr0" },
@@ -122,7 +128,9 @@ const container = (id: string, podId: string) => Container.fromPartial({ id, pod
 function request(step: Step): Record<string, unknown> {
   return step.op === "RunPodSandbox"
     ? { pod: PodSandbox.toJSON(pod(step.pod)) }
-    : CreateContainerRequest.toJSON(CreateContainerRequest.fromPartial({ pod: pod(step.pod), container: container(step.container!, step.pod) })) as Record<string, unknown>;
+    : (CreateContainerRequest.toJSON(
+        CreateContainerRequest.fromPartial({ pod: pod(step.pod), container: container(step.container!, step.pod) }),
+      ) as Record<string, unknown>);
 }
 
 async function records(file: string): Promise<Array<{ event: string; pod?: string }>> {
@@ -149,11 +157,29 @@ async function settle(what: string, condition: () => Promise<boolean> | boolean)
 }
 
 /** Starts the case's plugins against `socket`, relays every step through `runtime`, and records what happened. */
-async function drive(testCase: Case, socket: string, dir: string, runtime: Runtime, started: () => Promise<void>): Promise<Outcome> {
+async function drive(
+  testCase: Case,
+  socket: string,
+  dir: string,
+  runtime: Runtime,
+  started: () => Promise<void>,
+): Promise<Outcome> {
   const plugins: Process[] = testCase.plugins.map((p) =>
     spawnProgram(faultPlugin, [
-      "-socket", socket, "-idx", p.idx, "-name", p.name, "-events", p.events, "-policy", p.policy,
-      "-fault", p.fault ?? "", "-record", join(dir, `${p.idx}-${p.name}`),
+      "-socket",
+      socket,
+      "-idx",
+      p.idx,
+      "-name",
+      p.name,
+      "-events",
+      p.events,
+      "-policy",
+      p.policy,
+      "-fault",
+      p.fault ?? "",
+      "-record",
+      join(dir, `${p.idx}-${p.name}`),
     ]),
   );
   try {
@@ -179,7 +205,10 @@ async function drive(testCase: Case, socket: string, dir: string, runtime: Runti
       await settle("a plugin that answered and is to leave has left", async () => !(await stillLeaving()));
       // a dropped plugin hears its connection close a moment later; a plugin
       // that left is still counted until the next request ends
-      await settle("the plugins still connected are the runtime's", async () => names.length - (await closed()).length <= (await runtime.pluginCount()));
+      await settle(
+        "the plugins still connected are the runtime's",
+        async () => names.length - (await closed()).length <= (await runtime.pluginCount()),
+      );
       const gone = await closed();
       steps.push({ error, connected: names.filter((name) => !gone.includes(name)) });
       // A plugin that closed its connection is gone while idle only once the
@@ -190,7 +219,9 @@ async function drive(testCase: Case, socket: string, dir: string, runtime: Runti
     }
     const received: Outcome["received"] = {};
     for (const name of names) {
-      received[name] = (await records(join(dir, name))).filter((r) => r.event !== "closed").map((r) => `${r.event} ${r.pod}`);
+      received[name] = (await records(join(dir, name)))
+        .filter((r) => r.event !== "closed")
+        .map((r) => `${r.event} ${r.pod}`);
     }
     return { steps, received };
   } finally {
@@ -201,7 +232,11 @@ async function drive(testCase: Case, socket: string, dir: string, runtime: Runti
 
 async function throughGo(testCase: Case, dir: string): Promise<Outcome> {
   const socket = join(dir, "nri.sock");
-  const host = new StubHost(stubHost, { socket, registrationTimeout: `${SETUP_TIMEOUT_MS}ms`, requestTimeout: `${SETUP_TIMEOUT_MS}ms` });
+  const host = new StubHost(stubHost, {
+    socket,
+    registrationTimeout: `${SETUP_TIMEOUT_MS}ms`,
+    requestTimeout: `${SETUP_TIMEOUT_MS}ms`,
+  });
   try {
     await host.call("start");
     return await drive(
@@ -210,8 +245,13 @@ async function throughGo(testCase: Case, dir: string): Promise<Outcome> {
       dir,
       {
         relay: async (step) =>
-          (await host.request(step.op, { request: request(step), ...(step.deadlineMs && { deadlineMs: step.deadlineMs }) })).error ?? "",
-        pluginCount: async () => ((await host.call<{ count: number }>("plugins"))?.count ?? 0),
+          (
+            await host.request(step.op, {
+              request: request(step),
+              ...(step.deadlineMs && { deadlineMs: step.deadlineMs }),
+            })
+          ).error ?? "",
+        pluginCount: async () => (await host.call<{ count: number }>("plugins"))?.count ?? 0,
         sawClose: (plugin) => host.events.some((e) => e.event === "plugin-closed" && e.plugin === plugin),
       },
       async () => {
@@ -234,13 +274,19 @@ async function throughOurs(testCase: Case, dir: string): Promise<Outcome> {
       if (message === `connection to plugin ${String(fields?.plugin)} closed`) closes.add(String(fields?.plugin));
     },
   };
-  const nri = new Adaptation("stub-host", "v0.0.0", async (synchronize) => void (await synchronize([], [])), async () => [], {
-    socketPath: socket,
-    pluginPath: join(dir, "no-plugins"),
-    registrationTimeoutMs: SETUP_TIMEOUT_MS,
-    requestTimeoutMs: SETUP_TIMEOUT_MS,
-    logger,
-  });
+  const nri = new Adaptation(
+    "stub-host",
+    "v0.0.0",
+    async (synchronize) => void (await synchronize([], [])),
+    async () => [],
+    {
+      socketPath: socket,
+      pluginPath: join(dir, "no-plugins"),
+      registrationTimeoutMs: SETUP_TIMEOUT_MS,
+      requestTimeoutMs: SETUP_TIMEOUT_MS,
+      logger,
+    },
+  );
   await nri.start();
   try {
     return await drive(
@@ -253,7 +299,13 @@ async function throughOurs(testCase: Case, dir: string): Promise<Outcome> {
           const call =
             step.op === "RunPodSandbox"
               ? nri.runPodSandbox({ pod: pod(step.pod) }, options)
-              : nri.createContainer(CreateContainerRequest.fromPartial({ pod: pod(step.pod), container: container(step.container!, step.pod) }), options);
+              : nri.createContainer(
+                  CreateContainerRequest.fromPartial({
+                    pod: pod(step.pod),
+                    container: container(step.container!, step.pod),
+                  }),
+                  options,
+                );
           return call.then(
             () => "",
             (error: unknown) => (error as Error).message,
@@ -291,12 +343,17 @@ describeWithGo("failure policies: the Go adaptation v0.12.5 and ours, same plugi
       // protobuf-go puts a space or a no-break space after "proto:", chosen by a hash of the binary
       // (its detrand package, so that nobody matches its texts): a build in another directory differs.
       const goStep = { ...go.steps[0]!, error: go.steps[0]!.error.replace("proto:\u00a0", "proto: ") };
-      expect(goStep).toEqual({ error: "proto: cannot parse invalid wire-format data", connected: ["10-faulty", "20-next"] });
+      expect(goStep).toEqual({
+        error: "proto: cannot parse invalid wire-format data",
+        connected: ["10-faulty", "20-next"],
+      });
       // ours: a protocol error, which the policy decides; the rest as for wrong-frame
       const policy = testCase.plugins[0]!.policy;
       const fails = policy === "fail" || policy === "fail,keep";
       expect(ours.steps[0]!.error).toMatch(
-        fails ? /^plugin 10-faulty failed to handle RunPodSandbox request: ttrpc: error unmarshalling response: / : /^$/,
+        fails
+          ? /^plugin 10-faulty failed to handle RunPodSandbox request: ttrpc: error unmarshalling response: /
+          : /^$/,
       );
       expect(ours.steps[0]!.connected).toEqual(["20-next"]);
     }, 60_000);
@@ -311,7 +368,9 @@ describeWithGo("failure policies: the Go adaptation v0.12.5 and ours, same plugi
       connected: ["10-faulty", "20-next"],
     });
     expect(outcome("crash, policy keep")?.steps[0]).toEqual({ error: "", connected: ["20-next"] });
-    expect(outcome("error, policy fail,keep")?.steps[0]?.error).toBe("rpc error: code = Unknown desc = failed on purpose");
+    expect(outcome("error, policy fail,keep")?.steps[0]?.error).toBe(
+      "rpc error: code = Unknown desc = failed on purpose",
+    );
     expect(outcome("timeout past the runtime's deadline, policy unset")?.steps[0]).toEqual({
       error: "context deadline exceeded",
       connected: ["10-faulty", "20-next"],

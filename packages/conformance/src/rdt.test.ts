@@ -22,14 +22,22 @@ import { fixtureCommand, writeLauncher } from "../fixtures/stub/harness.js";
 import { describeWithGo, goCommand, goJsonLines, moduleDir } from "./go.js";
 
 /** Our program, run from source the way the fixture plugin is. */
-const ourRdt = fixtureCommand([]).slice(0, -1).concat(join(moduleDir, "..", "plugins", "rdt", "src", "main.ts"));
+const ourRdt = fixtureCommand([])
+  .slice(0, -1)
+  .concat(join(moduleDir, "..", "plugins", "rdt", "src", "main.ts"));
 
 /** Ours names the annotation before Go's text: `enablemonitoring.rdt.noderesource.dev/container.x: strconv.ParseBool: ...`. */
 const ANNOTATION_PREFIX = /\benablemonitoring\.rdt\.noderesource\.dev\/container\.[^:]*: /;
 
 /** What the runtime saw of each step, with the annotation's name taken out of ours. */
 function outcome(report: SimReport) {
-  return report.steps.map((s) => ({ step: s.step, ok: s.ok, error: s.error?.replace(ANNOTATION_PREFIX, ""), adjustment: s.adjustment, changes: s.changes }));
+  return report.steps.map((s) => ({
+    step: s.step,
+    ok: s.ok,
+    error: s.error?.replace(ANNOTATION_PREFIX, ""),
+    adjustment: s.adjustment,
+    changes: s.changes,
+  }));
 }
 
 const key = (field: string, container: string) => `${field}.rdt.noderesource.dev/container.${container}`;
@@ -90,10 +98,14 @@ describeWithGo("rdt: ours and Go's", () => {
 
     // What the comparison covered, spelled out.
     expect(go.steps.map((s) => s.ok)).toEqual([true, true, true, false, true, true]);
-    expect(go.steps[1].adjustment).toEqual({ linux: { rdt: { closId: "gold", schemata: ["L3:0=f", "MB:0=50"], enableMonitoring: true } } });
+    expect(go.steps[1].adjustment).toEqual({
+      linux: { rdt: { closId: "gold", schemata: ["L3:0=f", "MB:0=50"], enableMonitoring: true } },
+    });
     expect(go.steps[2].adjustment).toEqual({ linux: { rdt: { enableMonitoring: false } } });
     expect(go.steps[3].error).toContain('strconv.ParseBool: parsing "yes": invalid syntax');
-    expect(ts.steps[3].error).toContain(`${key("enablemonitoring", "bad")}: strconv.ParseBool: parsing "yes": invalid syntax`);
+    expect(ts.steps[3].error).toContain(
+      `${key("enablemonitoring", "bad")}: strconv.ParseBool: parsing "yes": invalid syntax`,
+    );
     expect(go.steps[4].adjustment).toEqual({ linux: { rdt: { schemata: [""] } } });
     expect(go.steps[5].adjustment).toEqual({});
   });
@@ -101,7 +113,23 @@ describeWithGo("rdt: ours and Go's", () => {
   it("read the same generated annotations alike", async () => {
     const field = fc.constantFrom("closid", "schemata", "enablemonitoring", "ClosID", "l3", "");
     const value = fc.oneof(
-      fc.constantFrom("true", "false", "1", "0", "t", "F", "TRUE", "True", "yes", "on", " true", "", "L3:0=f,MB:0=50", ",", "a,,b"),
+      fc.constantFrom(
+        "true",
+        "false",
+        "1",
+        "0",
+        "t",
+        "F",
+        "TRUE",
+        "True",
+        "yes",
+        "on",
+        " true",
+        "",
+        "L3:0=f,MB:0=50",
+        ",",
+        "a,,b",
+      ),
       fc.string({ maxLength: 8 }),
     );
     const annotationKey = fc.oneof(
@@ -117,10 +145,17 @@ describeWithGo("rdt: ours and Go's", () => {
     );
     const mismatches = values
       .map((annotations, i) => ({ annotations, go: answers[i], ours: ours(annotations) }))
-      .filter(({ go, ours: { annotation, ...mine } }) => JSON.stringify(go) !== JSON.stringify(mine) || (go.error !== undefined && annotation !== key("enablemonitoring", "c")));
+      .filter(
+        ({ go, ours: { annotation, ...mine } }) =>
+          JSON.stringify(go) !== JSON.stringify(mine) ||
+          (go.error !== undefined && annotation !== key("enablemonitoring", "c")),
+      );
     expect(mismatches.slice(0, 3)).toEqual([]);
     const count = (test: (a: Answer) => boolean) => answers.filter(test).length;
     // with this seed, of the 1000 annotation sets 377 set RDT fields, 160 fail and 463 set nothing
-    expect({ set: count((a) => a.rdt !== undefined && a.rdt !== null), failed: count((a) => a.error !== undefined) }).toEqual({ set: 377, failed: 160 });
+    expect({
+      set: count((a) => a.rdt !== undefined && a.rdt !== null),
+      failed: count((a) => a.error !== undefined),
+    }).toEqual({ set: 377, failed: 160 });
   });
 });

@@ -19,14 +19,21 @@ const device = go.struct("main.device", {
   uid: go.uint32,
   gid: go.uint32,
 });
-const mount = go.struct("main.mount", { source: go.string, destination: go.string, type: go.string, options: go.slice(go.string) });
+const mount = go.struct("main.mount", {
+  source: go.string,
+  destination: go.string,
+  type: go.string,
+  options: go.slice(go.string),
+});
 const TYPES: Record<string, { type: GoType; base?: unknown }> = {
   ulimits: { type: go.slice(go.struct("main.ulimit", { type: go.string, hard: go.uint64, soft: go.uint64 })) },
   devices: { type: go.slice(device) },
   "cdi-devices": { type: go.slice(go.string) },
   mounts: { type: go.slice(mount) },
   "io-priority": { type: go.struct("main.ioPrio", { class: go.string, priority: go.int32 }) },
-  "network-devices": { type: go.slice(go.pointer(go.struct("main.netDevice", { hostIf: go.string, name: go.string }))) },
+  "network-devices": {
+    type: go.slice(go.pointer(go.struct("main.netDevice", { hostIf: go.string, name: go.string }))),
+  },
   scheduler: {
     type: go.struct("main.scheduler", {
       policy: go.string,
@@ -39,9 +46,19 @@ const TYPES: Record<string, { type: GoType; base?: unknown }> = {
     }),
   },
   sysctl: { type: go.map(go.string) },
-  "memory-policy": { type: go.struct("main.memoryPolicy", { mode: go.string, nodes: go.string, flags: go.slice(go.string) }) },
+  "memory-policy": {
+    type: go.struct("main.memoryPolicy", { mode: go.string, nodes: go.string, flags: go.slice(go.string) }),
+  },
   netdevices: {
-    type: go.slice(go.struct("main.netdevice", { name: go.string, new_name: go.string, address: go.string, prefix: go.int, mtu: go.int })),
+    type: go.slice(
+      go.struct("main.netdevice", {
+        name: go.string,
+        new_name: go.string,
+        address: go.string,
+        prefix: go.int,
+        mtu: go.int,
+      }),
+    ),
   },
   "logger-config": {
     type: go.struct("main.config", {
@@ -65,7 +82,8 @@ interface Answer {
 function plain(value: unknown): unknown {
   if (typeof value === "bigint" || typeof value === "number") return String(value);
   if (Array.isArray(value)) return value.map(plain);
-  const entries = value instanceof Map ? [...value] : value !== null && typeof value === "object" ? Object.entries(value) : undefined;
+  const entries =
+    value instanceof Map ? [...value] : value !== null && typeof value === "object" ? Object.entries(value) : undefined;
   if (entries === undefined) return value;
   return Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => [k, plain(v)]));
 }
@@ -80,7 +98,11 @@ function ours(type: string, yaml: string): Answer {
 }
 
 async function goAnswers(bin: string, cases: readonly (readonly [string, string])[]): Promise<Answer[]> {
-  const answers = await goJsonLines<Answer>(bin, [], cases.map(([type, yaml]) => ({ type, yaml })));
+  const answers = await goJsonLines<Answer>(
+    bin,
+    [],
+    cases.map(([type, yaml]) => ({ type, yaml })),
+  );
   return answers.map((answer) => (answer.value === undefined ? answer : { value: plain(answer.value) }));
 }
 
@@ -163,7 +185,26 @@ function documents(type: GoType & { kind: string }): fc.Arbitrary<string> {
     fc.integer({ min: 0, max: 0o7777 }).map((n) => `0${n.toString(8)}`),
     fc.integer({ min: 0, max: 1 << 20 }).map((n) => `0x${n.toString(16)}`),
     fc.double({ noNaN: true }).map(String),
-    fc.constantFrom("~", "null", "yes", "No", "on", "true", ".inf", "-.Inf", ".nan", '""', "'12'", '"x"', "1e3", "0.5", "2001-12-14", "a,b", "!!str 5", "!!int 7"),
+    fc.constantFrom(
+      "~",
+      "null",
+      "yes",
+      "No",
+      "on",
+      "true",
+      ".inf",
+      "-.Inf",
+      ".nan",
+      '""',
+      "'12'",
+      '"x"',
+      "1e3",
+      "0.5",
+      "2001-12-14",
+      "a,b",
+      "!!str 5",
+      "!!int 7",
+    ),
     fc.stringMatching(/^[a-zA-Z_/.][a-zA-Z0-9_/.=-]{0,8}$/),
   );
   const value: fc.Arbitrary<string> = fc.letrec<{ v: string }>((tie) => ({
@@ -171,14 +212,27 @@ function documents(type: GoType & { kind: string }): fc.Arbitrary<string> {
       { depthSize: "small", withCrossShrink: true },
       { weight: 5, arbitrary: scalar },
       { weight: 1, arbitrary: fc.array(tie("v"), { maxLength: 3 }).map((items) => `[${items.join(", ")}]`) },
-      { weight: 1, arbitrary: fc.array(fc.tuple(key, tie("v")), { maxLength: 3 }).map((ps) => `{${ps.map(([k, v]) => `${k}: ${v}`).join(", ")}}`) },
+      {
+        weight: 1,
+        arbitrary: fc
+          .array(fc.tuple(key, tie("v")), { maxLength: 3 })
+          .map((ps) => `{${ps.map(([k, v]) => `${k}: ${v}`).join(", ")}}`),
+      },
     ),
   })).v;
   const mapping = fc.array(fc.tuple(key, value), { maxLength: 5 });
-  const block = (pairs: [string, string][], indent: string) => pairs.map(([k, v], i) => `${i === 0 ? "" : indent}${k}: ${v}`).join("\n");
-  const listOfMaps = fc.array(mapping, { maxLength: 3 }).map((items) => items.map((pairs) => `- ${block(pairs, "  ")}`).join("\n"));
+  const block = (pairs: [string, string][], indent: string) =>
+    pairs.map(([k, v], i) => `${i === 0 ? "" : indent}${k}: ${v}`).join("\n");
+  const listOfMaps = fc
+    .array(mapping, { maxLength: 3 })
+    .map((items) => items.map((pairs) => `- ${block(pairs, "  ")}`).join("\n"));
   const listOfScalars = fc.array(value, { maxLength: 4 }).map((items) => items.map((v) => `- ${v}`).join("\n"));
-  return fc.oneof(listOfMaps, listOfScalars, mapping.map((pairs) => block(pairs, "")), value);
+  return fc.oneof(
+    listOfMaps,
+    listOfScalars,
+    mapping.map((pairs) => block(pairs, "")),
+    value,
+  );
 }
 
 describeWithGo("@nri-ts/sigs-yaml against sigs.k8s.io/yaml v1.3.0", () => {

@@ -56,7 +56,11 @@ type Recorded =
 function recorder(requests: Recorded[], currentStep: () => number): Plugin {
   return {
     createContainer(pod: PodSandbox, container: Container) {
-      requests.push({ op: "CreateContainer", step: currentStep(), request: CreateContainerRequest.toJSON({ pod, container }) });
+      requests.push({
+        op: "CreateContainer",
+        step: currentStep(),
+        request: CreateContainerRequest.toJSON({ pod, container }),
+      });
     },
     updateContainer(pod: PodSandbox, container: Container, linuxResources: LinuxResources | undefined) {
       requests.push({
@@ -66,7 +70,11 @@ function recorder(requests: Recorded[], currentStep: () => number): Plugin {
       });
     },
     stopContainer(pod: PodSandbox, container: Container) {
-      requests.push({ op: "StopContainer", step: currentStep(), request: StopContainerRequest.toJSON({ pod, container }) });
+      requests.push({
+        op: "StopContainer",
+        step: currentStep(),
+        request: StopContainerRequest.toJSON({ pod, container }),
+      });
     },
   };
 }
@@ -118,7 +126,10 @@ async function underSim(roles: Record<string, string>): Promise<{ report: SimRep
 }
 
 /** Replays the requests to the Go adaptation hosting the same plugins; its answers (or errors), in order. */
-async function underGo(roles: Record<string, string>, requests: Recorded[]): Promise<{ response?: Record<string, unknown[]>; error?: string }[]> {
+async function underGo(
+  roles: Record<string, string>,
+  requests: Recorded[],
+): Promise<{ response?: Record<string, unknown[]>; error?: string }[]> {
   const root = await mkdtemp(join(dir, "go-"));
   const plugins = join(root, "plugins");
   const config = join(root, "conf.d");
@@ -133,7 +144,10 @@ async function underGo(roles: Record<string, string>, requests: Recorded[]): Pro
     const replies = [];
     for (const { op, request } of requests) {
       const reply = await host.request<Record<string, unknown[]>>(op, { request });
-      replies.push({ ...(reply.response !== undefined && { response: reply.response }), ...(reply.error !== undefined && { error: reply.error }) });
+      replies.push({
+        ...(reply.response !== undefined && { response: reply.response }),
+        ...(reply.error !== undefined && { error: reply.error }),
+      });
     }
     return replies;
   } finally {
@@ -174,7 +188,11 @@ describeWithGo("nri-sim and the Go adaptation merge a Go plugin's answers alike"
       ],
       mounts: [{ destination: "-/var/alpha" }],
     });
-    expect(createApp.changes.filter((c) => c.key === "sim.nri-ts/owner" || c.key === "/var/alpha").map((c) => [c.text, c.owner])).toEqual([
+    expect(
+      createApp.changes
+        .filter((c) => c.key === "sim.nri-ts/owner" || c.key === "/var/alpha")
+        .map((c) => [c.text, c.owner]),
+    ).toEqual([
       ["annotation -sim.nri-ts/owner (remove)", "20-beta"],
       ["annotation sim.nri-ts/owner=beta", "20-beta"],
       ["mount -/var/alpha (remove)", "-20-beta"],
@@ -182,7 +200,9 @@ describeWithGo("nri-sim and the Go adaptation merge a Go plugin's answers alike"
     expect(simUpdates(createApp, "CreateContainer")).toEqual([
       { id: ids.get("web/side"), resources: { cpu: { shares: 128 }, hugepageLimits: [{ pageSize: "2MB" }] } },
     ]);
-    expect(report.steps[5].container).toMatchObject({ resources: { cpu: { shares: 300, quota: 50000, period: 100000 }, memory: { limit: 384 << 20 } } });
+    expect(report.steps[5].container).toMatchObject({
+      resources: { cpu: { shares: 300, quota: 50000, period: 100000 }, memory: { limit: 384 << 20 } },
+    });
   });
 
   it("the same conflict, with the same error text", async () => {

@@ -63,7 +63,12 @@ function requestFor(op: string): Record<string, unknown> {
  * request timeout once the plugin is in, with `shortDeadline`).
  */
 async function startHost(options: StubHostOptions = {}, binary = stubHost): Promise<StubHost> {
-  const host = new StubHost(binary, { socket: join(dir, "nri.sock"), registrationTimeout: "60s", requestTimeout: "60s", ...options });
+  const host = new StubHost(binary, {
+    socket: join(dir, "nri.sock"),
+    registrationTimeout: "60s",
+    requestTimeout: "60s",
+    ...options,
+  });
   hosts.push(host);
   await host.call("start");
   return host;
@@ -190,7 +195,10 @@ describeWithGo("@nri-ts/stub hosted by the Go adaptation", () => {
       "StopPodSandbox",
       "RemovePodSandbox",
     ]);
-    expect(calls.find((r) => r.event === "UpdateContainer")).toMatchObject({ container: "ctr-1", memory: "1073741824" });
+    expect(calls.find((r) => r.event === "UpdateContainer")).toMatchObject({
+      container: "ctr-1",
+      memory: "1073741824",
+    });
     expect(calls.find((r) => r.event === "ValidateContainerAdjustment")).toEqual({
       event: "ValidateContainerAdjustment",
       container: "ctr-1",
@@ -210,7 +218,9 @@ describeWithGo("@nri-ts/stub hosted by the Go adaptation", () => {
     expect(events).toEqual(["Configure", "Synchronize", "CreateContainer", "StopContainer"]);
   });
 
-  it("a runtime-launched plugin connects over the inherited fd and gets its configuration file", { timeout: LAUNCHES_MS }, async () => {
+  it("a runtime-launched plugin connects over the inherited fd and gets its configuration file", {
+    timeout: LAUNCHES_MS,
+  }, async () => {
     const pluginDir = join(dir, "plugins");
     const configDir = join(dir, "conf.d");
     const record = join(dir, "record");
@@ -229,7 +239,12 @@ describeWithGo("@nri-ts/stub hosted by the Go adaptation", () => {
   for (const kind of ["ts", "go"] as const) {
     it(`${kind}: a handler's error fails the request, and the plugin keeps serving`, async () => {
       const host = await startHost();
-      const plugin = startPlugin(kind, { idx: "10", name: "x", create: "fail", events: "CreateContainer,StartContainer" });
+      const plugin = startPlugin(kind, {
+        idx: "10",
+        name: "x",
+        create: "fail",
+        events: "CreateContainer,StartContainer",
+      });
       await host.call("wait-sync", { count: 1 });
       const failed = await host.request("CreateContainer", { request: createRequest });
       expect(failed.error).toBe("rpc error: code = Unknown desc = create failed on purpose");
@@ -251,7 +266,13 @@ describeWithGo("@nri-ts/stub hosted by the Go adaptation", () => {
 
     it(`${kind}: with failRequest and keepConnected, a handler past the deadline fails the request naming the plugin, and the plugin stays`, async () => {
       const host = await startHost();
-      const plugin = startPlugin(kind, { idx: "10", name: "x", create: "hang", events: "CreateContainer", policy: "fail,keep" });
+      const plugin = startPlugin(kind, {
+        idx: "10",
+        name: "x",
+        create: "hang",
+        events: "CreateContainer",
+        policy: "fail,keep",
+      });
       await host.call("wait-sync", { count: 1 });
       await shortDeadline(host);
       for (let round = 0; round < 2; round++) {
@@ -274,7 +295,13 @@ describeWithGo("@nri-ts/stub hosted by the Go adaptation", () => {
 
     it(`${kind}: with failRequest alone, a late plugin fails the request and is dropped`, async () => {
       const host = await startHost();
-      const plugin = startPlugin(kind, { idx: "10", name: "x", create: "hang", events: "CreateContainer", policy: "fail" });
+      const plugin = startPlugin(kind, {
+        idx: "10",
+        name: "x",
+        create: "hang",
+        events: "CreateContainer",
+        policy: "fail",
+      });
       await host.call("wait-sync", { count: 1 });
       await shortDeadline(host);
       const reply = await host.request("CreateContainer", { request: createRequest });
@@ -305,7 +332,12 @@ describeWithGo("@nri-ts/stub hosted by the Go adaptation", () => {
       const host = await startHost();
       startPlugin(kind, { idx: "10", name: "annotator", create: "annotate", events: "CreateContainer" });
       await host.call("wait-sync", { count: 1 });
-      startPlugin(kind, { idx: "20", name: "validator", events: "ValidateContainerAdjustment", reject: "no annotations" });
+      startPlugin(kind, {
+        idx: "20",
+        name: "validator",
+        events: "ValidateContainerAdjustment",
+        reject: "no annotations",
+      });
       await host.call("wait-sync", { count: 2 });
       const reply = await host.request("CreateContainer", { request: createRequest });
       expect(reply.error).toBe('validator "20-validator" rejected container adjustment, reason: no annotations');
@@ -341,34 +373,39 @@ describeWithGo("@nri-ts/stub hosted by the Go adaptation", () => {
 });
 
 for (const nri of ["v0.12.3", "v0.12.2"] as const satisfies readonly OlderNri[]) {
-  describeWithGo(`@nri-ts/stub with a failure policy under a Go runtime on NRI ${nri}${nri === "v0.12.3" ? " (containerd 2.4.2)" : ""}`, () => {
-    let olderHost: string;
-    beforeAll(async () => {
-      olderHost = await goCommand("stub-host", nri);
-    }, 300_000);
+  describeWithGo(
+    `@nri-ts/stub with a failure policy under a Go runtime on NRI ${nri}${nri === "v0.12.3" ? " (containerd 2.4.2)" : ""}`,
+    () => {
+      let olderHost: string;
+      beforeAll(async () => {
+        olderHost = await goCommand("stub-host", nri);
+      }, 300_000);
 
-    it("is configured (the runtime skips the policy field), serves, and gets the old rules: dropped after a timeout, the request goes on", async () => {
-      const record = join(dir, "record");
-      const host = await startHost({}, olderHost);
-      const plugin = startPlugin("ts", {
-        idx: "10",
-        name: "x",
-        create: "hang",
-        events: "CreateContainer,StopContainer",
-        policy: "fail,keep",
-        record,
+      it("is configured (the runtime skips the policy field), serves, and gets the old rules: dropped after a timeout, the request goes on", async () => {
+        const record = join(dir, "record");
+        const host = await startHost({}, olderHost);
+        const plugin = startPlugin("ts", {
+          idx: "10",
+          name: "x",
+          create: "hang",
+          events: "CreateContainer,StopContainer",
+          policy: "fail,keep",
+          record,
+        });
+        await host.call("wait-sync", { count: 1 });
+        const [configure] = await recorded(record);
+        expect(configure).toMatchObject({ event: "Configure", runtimeNriVersion: nri });
+        expect(await host.request("StopContainer", { request: requestFor("StopContainer") })).toEqual({ response: {} });
+        await shortDeadline(host);
+        const reply = await host.request("CreateContainer", { request: createRequest });
+        expect(reply.error).toBeUndefined();
+        expect(await host.call("plugins")).toEqual({ count: 0 });
+        const { code, stderr } = await plugin.exited;
+        expect(code).toBe(1);
+        expect(stderr).toContain(
+          `the runtime's NRI ${nri} predates failure policies (v0.12.4): it ignores this plugin's`,
+        );
       });
-      await host.call("wait-sync", { count: 1 });
-      const [configure] = await recorded(record);
-      expect(configure).toMatchObject({ event: "Configure", runtimeNriVersion: nri });
-      expect(await host.request("StopContainer", { request: requestFor("StopContainer") })).toEqual({ response: {} });
-      await shortDeadline(host);
-      const reply = await host.request("CreateContainer", { request: createRequest });
-      expect(reply.error).toBeUndefined();
-      expect(await host.call("plugins")).toEqual({ count: 0 });
-      const { code, stderr } = await plugin.exited;
-      expect(code).toBe(1);
-      expect(stderr).toContain(`the runtime's NRI ${nri} predates failure policies (v0.12.4): it ignores this plugin's`);
-    });
-  });
+    },
+  );
 }

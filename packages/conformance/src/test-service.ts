@@ -25,7 +25,14 @@ const method = <Res, RequestStream extends boolean, ResponseStream extends boole
   responseType: MessageCodec<Res>,
   requestStream: RequestStream,
   responseStream: ResponseStream,
-) => ({ name, requestType: KeyValue as MessageCodec<KeyValue>, responseType, requestStream, responseStream, options: {} });
+) => ({
+  name,
+  requestType: KeyValue as MessageCodec<KeyValue>,
+  responseType,
+  requestStream,
+  responseStream,
+  options: {},
+});
 const unary = <Res>(name: string, responseType: MessageCodec<Res>) => method(name, responseType, false, false);
 
 /** The test service of internal/testservice (served by cmd/ttrpc-peer and cmd/mux-peer), as a ts-proto style definition. */

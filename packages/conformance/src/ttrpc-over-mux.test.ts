@@ -53,8 +53,20 @@ interface Layout {
 }
 
 const layouts: Layout[] = [
-  { name: "we are the plugin, Go is the runtime", goRole: "runtime", serveOn: PLUGIN_SERVICE_CONN, callOn: RUNTIME_SERVICE_CONN, via: "fd" },
-  { name: "we are the runtime, Go is the plugin", goRole: "plugin", serveOn: RUNTIME_SERVICE_CONN, callOn: PLUGIN_SERVICE_CONN, via: "socket" },
+  {
+    name: "we are the plugin, Go is the runtime",
+    goRole: "runtime",
+    serveOn: PLUGIN_SERVICE_CONN,
+    callOn: RUNTIME_SERVICE_CONN,
+    via: "fd",
+  },
+  {
+    name: "we are the runtime, Go is the plugin",
+    goRole: "plugin",
+    serveOn: RUNTIME_SERVICE_CONN,
+    callOn: PLUGIN_SERVICE_CONN,
+    via: "socket",
+  },
 ];
 
 /** Both conversations of one trunk. */
@@ -135,7 +147,10 @@ for (const layout of layouts) {
           for (const size of DATA_SIZES) {
             const fill = largestFill(echoRequestLength, size);
             expect(echoRequestLength(fill)).toBe(size);
-            expect(await direction.client().unary("Echo", { fill }), `request of ${size} B`).toMatchObject({ code: 0, valueLength: fill });
+            expect(await direction.client().unary("Echo", { fill }), `request of ${size} B`).toMatchObject({
+              code: 0,
+              valueLength: fill,
+            });
           }
           expect(await direction.client().unary("Echo")).toMatchObject({ code: 0, key: "", valueLength: 0 });
           // how our mux cut the frames of 4086 and 4087 bytes of data
@@ -146,7 +161,10 @@ for (const layout of layouts) {
           for (const size of [0, ...DATA_SIZES]) {
             const fill = largestFill(generateResponseLength, size);
             expect(generateResponseLength(fill)).toBe(size);
-            expect(await direction.client().unary("Generate", { key: String(fill) }), `response of ${size} B`).toMatchObject({
+            expect(
+              await direction.client().unary("Generate", { key: String(fill) }),
+              `response of ${size} B`,
+            ).toMatchObject({
               code: 0,
               valueLength: fill,
             });
@@ -157,8 +175,12 @@ for (const layout of layouts) {
           const fill = largestFill(echoRequestLength) + 1;
           expect(echoRequestLength(fill)).toBe(MAX_DATA_LENGTH + 1);
           // Go's OversizedMessageErr wraps its status, so status.FromError gives Go's caller the whole text
-          const message = direction.serverIs === "go" ? OVERSIZED : `rpc error: code = ResourceExhausted desc = ${OVERSIZED}`;
-          expect(await direction.client().unary("Echo", { fill })).toEqual({ code: Status.RESOURCE_EXHAUSTED, message });
+          const message =
+            direction.serverIs === "go" ? OVERSIZED : `rpc error: code = ResourceExhausted desc = ${OVERSIZED}`;
+          expect(await direction.client().unary("Echo", { fill })).toEqual({
+            code: Status.RESOURCE_EXHAUSTED,
+            message,
+          });
           expect(await direction.client().unary("Echo", { key: "after" })).toMatchObject({ code: 0, key: "after" });
         });
 
@@ -177,10 +199,14 @@ for (const layout of layouts) {
         it("carries every status code 0–16 with its message", async () => {
           const outcomes: Array<[number, string]> = [];
           for (let code = 0; code <= 16; code++) {
-            const { code: got, message } = await direction.client().unary("Fail", { key: String(code), value: `status ${code}` });
+            const { code: got, message } = await direction
+              .client()
+              .unary("Fail", { key: String(code), value: `status ${code}` });
             outcomes.push([got, message]);
           }
-          expect(outcomes).toEqual(Array.from({ length: 17 }, (_, code) => (code === 0 ? [0, ""] : [code, `status ${code}`])));
+          expect(outcomes).toEqual(
+            Array.from({ length: 17 }, (_, code) => (code === 0 ? [0, ""] : [code, `status ${code}`])),
+          );
         });
 
         it("sends the deadline as timeout_nano, which the server sees", async () => {
@@ -198,9 +224,14 @@ for (const layout of layouts) {
           expect(outcome).toEqual({ code: Status.DEADLINE_EXCEEDED, message: "context deadline exceeded" });
           if (direction.serverIs === "ts") {
             await until(() => observed.sleepAborts.length > 0);
-            expect(observed.sleepAborts).toEqual([new ServerError(Status.DEADLINE_EXCEEDED, "context deadline exceeded")]);
+            expect(observed.sleepAborts).toEqual([
+              new ServerError(Status.DEADLINE_EXCEEDED, "context deadline exceeded"),
+            ]);
           } else {
-            expect(await peers.session.next((e) => e.event === "slept")).toEqual({ event: "slept", error: "context deadline exceeded" });
+            expect(await peers.session.next((e) => e.event === "slept")).toEqual({
+              event: "slept",
+              error: "context deadline exceeded",
+            });
           }
           expect(await direction.client().unary("Echo", { key: "after" })).toMatchObject({ code: 0, key: "after" });
         });
@@ -234,7 +265,10 @@ for (const layout of layouts) {
       const own = await connectPeers(layout);
       const fill = largestFill(generateResponseLength) + 1;
       const dropped = own.ours.unary("Generate", { key: String(fill) });
-      expect(await own.session.next((e) => e.event === "conn-closed")).toEqual({ event: "conn-closed", conn: layout.callOn });
+      expect(await own.session.next((e) => e.event === "conn-closed")).toEqual({
+        event: "conn-closed",
+        conn: layout.callOn,
+      });
       // Go's mux now drops what we send on that connection
       expect(await own.ours.unary("Echo", { key: "lost", timeoutMs: 100 })).toEqual({
         code: Status.DEADLINE_EXCEEDED,
@@ -257,10 +291,16 @@ for (const layout of layouts) {
     }
 
     /** What both sides see of a trunk that closed under two pending calls. */
-    async function expectPendingCallsFailed(own: Peers, calls: { ours: Promise<Outcome>; go: Promise<Outcome> }): Promise<void> {
+    async function expectPendingCallsFailed(
+      own: Peers,
+      calls: { ours: Promise<Outcome>; go: Promise<Outcome> },
+    ): Promise<void> {
       expect(await calls.ours).toEqual({ code: Status.UNAVAILABLE, message: "ttrpc: closed" });
       expect(await calls.go).toMatchObject({ code: Status.UNKNOWN, message: "ttrpc: closed" });
-      expect(await own.session.next((e) => e.event === "client-closed")).toEqual({ event: "client-closed", conn: goCallsOn });
+      expect(await own.session.next((e) => e.event === "client-closed")).toEqual({
+        event: "client-closed",
+        conn: goCallsOn,
+      });
       // both servers' handlers were cancelled
       expect(await own.session.next((e) => e.event === "slept")).toEqual({ event: "slept", error: "context canceled" });
       await until(() => observed.sleepAborts.length > 0);

@@ -9,7 +9,12 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer as createNetServer, connect as netConnect, type Server as NetServer, type Socket } from "node:net";
+import {
+  createServer as createNetServer,
+  connect as netConnect,
+  type Server as NetServer,
+  type Socket,
+} from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -306,14 +311,17 @@ for (const direction of directions) {
  * Wire transcripts: the same bytes in, the same bytes out.
  * ---------------------------------------------------------------------- */
 
-const hexOf = (frame: Frame) => Buffer.from(encodeFrame(frame.streamId, frame.type, frame.flags, frame.data)).toString("hex");
+const hexOf = (frame: Frame) =>
+  Buffer.from(encodeFrame(frame.streamId, frame.type, frame.flags, frame.data)).toString("hex");
 
 /** Collects the frames arriving on a socket. */
 class FrameLog {
   readonly frames: Frame[] = [];
   private readonly decoder = new FrameDecoder({
-    frame: (streamId, type, flags, data) => this.frames.push({ streamId, type, flags, length: data.length, data: Uint8Array.from(data) }),
-    oversized: (streamId, type, flags, length) => this.frames.push({ streamId, type, flags, length, data: new Uint8Array(0) }),
+    frame: (streamId, type, flags, data) =>
+      this.frames.push({ streamId, type, flags, length: data.length, data: Uint8Array.from(data) }),
+    oversized: (streamId, type, flags, length) =>
+      this.frames.push({ streamId, type, flags, length, data: new Uint8Array(0) }),
   });
 
   push(chunk: Uint8Array): void {
@@ -336,8 +344,13 @@ interface Step {
   loosely?: boolean;
 }
 
-const request = (id: number, method: string, payload: Uint8Array, flags = 0, metadata: Array<{ key: string; value: string }> = []) =>
-  encodeRequestFrame(id, flags, { service: SERVICE, method, payload, timeoutNano: 0n, metadata });
+const request = (
+  id: number,
+  method: string,
+  payload: Uint8Array,
+  flags = 0,
+  metadata: Array<{ key: string; value: string }> = [],
+) => encodeRequestFrame(id, flags, { service: SERVICE, method, payload, timeoutNano: 0n, metadata });
 const kv = (key: string, value = "") => KeyValue.encode({ key, value }).finish();
 const data = (id: number, payload: Uint8Array, flags = 0) => encodeFrame(id, MessageType.Data, flags, payload);
 const closeSend = (id: number) => data(id, new Uint8Array(0), Flag.RemoteClosed | Flag.NoData);
@@ -381,26 +394,73 @@ describeWithGo("ttrpc conformance: our server answers what Go's server answers, 
     { name: "even stream id", send: [request(2, "Echo", kv("a"))], answers: 1 },
     { name: "a unary call", send: [request(1, "Echo", kv("a", "b"))], answers: 1 },
     { name: "a re-used stream id", send: [request(1, "Echo", kv("a"))], answers: 1 },
-    { name: "an unknown service", send: [encodeRequestFrame(3, 0, { service: "no.Such", method: "Echo", payload: kv("a"), timeoutNano: 0n, metadata: [] })], answers: 1 },
+    {
+      name: "an unknown service",
+      send: [
+        encodeRequestFrame(3, 0, {
+          service: "no.Such",
+          method: "Echo",
+          payload: kv("a"),
+          timeoutNano: 0n,
+          metadata: [],
+        }),
+      ],
+      answers: 1,
+    },
     { name: "an unknown method", send: [request(5, "Nope", kv("a"))], answers: 1 },
     { name: "an empty request and reply", send: [request(7, "Echo", new Uint8Array(0))], answers: 1 },
     { name: "an oversized frame", send: [oversizedFrame(9)], answers: 1 },
-    { name: "an unknown frame type", send: [encodeFrame(11, 9, 0, kv("?")), request(13, "Echo", kv("after"))], answers: 1 },
+    {
+      name: "an unknown frame type",
+      send: [encodeFrame(11, 9, 0, kv("?")), request(13, "Echo", kv("after"))],
+      answers: 1,
+    },
     ...failures.map((code) => ({
       name: `status ${code}`,
       send: [request(13 + 2 * code, "Fail", kv(String(code), `status ${code}`))],
       answers: 1,
     })),
-    { name: "metadata", send: [request(51, "Metadata", new Uint8Array(0), 0, [{ key: "trace-id", value: "abc" }])], answers: 1 },
-    { name: "a client stream", send: [request(53, "Collect", new Uint8Array(0), Flag.RemoteOpen), data(53, kv("a")), data(53, kv("b")), closeSend(53)], answers: 1 },
+    {
+      name: "metadata",
+      send: [request(51, "Metadata", new Uint8Array(0), 0, [{ key: "trace-id", value: "abc" }])],
+      answers: 1,
+    },
+    {
+      name: "a client stream",
+      send: [
+        request(53, "Collect", new Uint8Array(0), Flag.RemoteOpen),
+        data(53, kv("a")),
+        data(53, kv("b")),
+        closeSend(53),
+      ],
+      answers: 1,
+    },
     { name: "a server stream", send: [request(55, "Spread", kv("2", "v"), Flag.RemoteClosed)], answers: 3 },
     { name: "a failing server stream", send: [request(57, "Spread", kv("2", "fail"), Flag.RemoteClosed)], answers: 3 },
-    { name: "a bidirectional stream opens", send: [request(59, "Chat", new Uint8Array(0), Flag.RemoteOpen), data(59, kv("x"))], answers: 1 },
+    {
+      name: "a bidirectional stream opens",
+      send: [request(59, "Chat", new Uint8Array(0), Flag.RemoteOpen), data(59, kv("x"))],
+      answers: 1,
+    },
     { name: "a bidirectional stream closes", send: [data(59, kv("y")), closeSend(59)], answers: 2 },
-    { name: "an empty stream message", send: [request(61, "Collect", new Uint8Array(0), Flag.RemoteOpen), data(61, new Uint8Array(0)), closeSend(61)], answers: 1 },
+    {
+      name: "an empty stream message",
+      send: [request(61, "Collect", new Uint8Array(0), Flag.RemoteOpen), data(61, new Uint8Array(0)), closeSend(61)],
+      answers: 1,
+    },
     { name: "concurrent calls", send: [63, 65, 67, 69].map((id) => request(id, "Echo", kv(String(id)))), answers: 4 },
-    { name: "an undecodable payload", send: [request(71, "Echo", Uint8Array.of(0x0a, 0x09, 0x41))], answers: 1, loosely: true },
-    { name: "an undecodable request", send: [encodeFrame(73, MessageType.Request, 0, Uint8Array.of(0x0a, 0x05, 0x41))], answers: 1, loosely: true },
+    {
+      name: "an undecodable payload",
+      send: [request(71, "Echo", Uint8Array.of(0x0a, 0x09, 0x41))],
+      answers: 1,
+      loosely: true,
+    },
+    {
+      name: "an undecodable request",
+      send: [encodeFrame(73, MessageType.Request, 0, Uint8Array.of(0x0a, 0x05, 0x41))],
+      answers: 1,
+      loosely: true,
+    },
   ];
   let ours: Frame[][];
   let theirs: Frame[][];
@@ -419,7 +479,9 @@ describeWithGo("ttrpc conformance: our server answers what Go's server answers, 
 
   it.each(steps.map((step, index) => [step.name, index] as const))("%s", (_name, index) => {
     const loosely = steps[index].loosely;
-    expect(ours[index].map((frame) => summary(frame, loosely))).toEqual(theirs[index].map((frame) => summary(frame, loosely)));
+    expect(ours[index].map((frame) => summary(frame, loosely))).toEqual(
+      theirs[index].map((frame) => summary(frame, loosely)),
+    );
   });
 
   it("answers an empty reply with a frame of length 0, as Go does", () => {

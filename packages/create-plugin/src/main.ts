@@ -27,13 +27,16 @@ if (args.includes("-h") || args.includes("--help")) {
   process.exit(0);
 }
 if (args.includes("--version")) {
-  const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+  const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  };
   process.stdout.write(`${version}\n`);
   process.exit(0);
 }
 const option = args.find((arg) => arg.startsWith("-"));
 if (option) fail(`unknown option ${option}\n\n${USAGE}`, 2);
-if (args.length !== 1) fail(`${args.length === 0 ? "name the directory to create" : "give one directory"}\n\n${USAGE}`, 2);
+if (args.length !== 1)
+  fail(`${args.length === 0 ? "name the directory to create" : "give one directory"}\n\n${USAGE}`, 2);
 
 let project;
 try {

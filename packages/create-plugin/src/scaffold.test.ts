@@ -9,7 +9,8 @@ const work = mkdtempSync(join(tmpdir(), "create-plugin-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const workspaceVersion = (path: string) =>
-  (JSON.parse(readFileSync(join(import.meta.dirname, "../..", path, "package.json"), "utf8")) as { version: string }).version;
+  (JSON.parse(readFileSync(join(import.meta.dirname, "../..", path, "package.json"), "utf8")) as { version: string })
+    .version;
 
 describe("scaffold", () => {
   const project = scaffold("my-plugin", work);
@@ -56,14 +57,19 @@ describe("scaffold", () => {
     mkdirSync(taken);
     writeFileSync(join(taken, "notes.txt"), "mine");
     expect(() => scaffold(taken)).toThrow(
-      new ScaffoldError(`${taken} is not empty (1 entries); choose a new directory or empty it; nothing was written`, "directory"),
+      new ScaffoldError(
+        `${taken} is not empty (1 entries); choose a new directory or empty it; nothing was written`,
+        "directory",
+      ),
     );
     expect(readdirSync(taken)).toEqual(["notes.txt"]);
   });
 
   it("refuses a file in the way", () => {
     writeFileSync(join(work, "afile"), "");
-    expect(() => scaffold("afile", work)).toThrow(`${join(work, "afile")} exists and is not a directory; nothing was written`);
+    expect(() => scaffold("afile", work)).toThrow(
+      `${join(work, "afile")} exists and is not a directory; nothing was written`,
+    );
   });
 
   it("fills an empty directory, and . is the current one", () => {

@@ -47,14 +47,18 @@ const target = (file: string) => join(dirname(file), basename(file).replace(/^_/
 function checkDirectory(directory: string): void {
   let entries: string[];
   try {
-    if (!statSync(directory).isDirectory()) throw new ScaffoldError(`${directory} exists and is not a directory; nothing was written`, "directory");
+    if (!statSync(directory).isDirectory())
+      throw new ScaffoldError(`${directory} exists and is not a directory; nothing was written`, "directory");
     entries = readdirSync(directory);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
     throw error;
   }
   if (entries.length > 0) {
-    throw new ScaffoldError(`${directory} is not empty (${entries.length} entries); choose a new directory or empty it; nothing was written`, "directory");
+    throw new ScaffoldError(
+      `${directory} is not empty (${entries.length} entries); choose a new directory or empty it; nothing was written`,
+      "directory",
+    );
   }
 }
 
@@ -66,7 +70,10 @@ export function scaffold(directory: string, cwd = process.cwd()): Scaffolded {
   if (problem) throw new ScaffoldError(`${problem}; nothing was written`, "name");
   checkDirectory(absolute);
   const contents = new Map<string, string>(
-    templateFiles().map((file) => [target(file), readFileSync(join(TEMPLATE, file), "utf8").replace(PLACEHOLDER, name)]),
+    templateFiles().map((file) => [
+      target(file),
+      readFileSync(join(TEMPLATE, file), "utf8").replace(PLACEHOLDER, name),
+    ]),
   );
   contents.set("package.json", projectManifest(name));
   const created = mkdirSync(absolute, { recursive: true });

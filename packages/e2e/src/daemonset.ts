@@ -33,7 +33,11 @@ export function daemonSetContainer(plugin: string, hostPaths: Readonly<Record<st
   const mounts = (container.volumeMounts ?? []).map((mount) => {
     const hostPath = spec.volumes?.find((volume) => volume.name === mount.name)?.hostPath?.path;
     if (!hostPath) throw new Error(`${file}: volume ${mount.name} is not a hostPath`);
-    return { containerPath: mount.mountPath, hostPath: hostPaths[hostPath] ?? hostPath, readonly: mount.readOnly ?? false };
+    return {
+      containerPath: mount.mountPath,
+      hostPath: hostPaths[hostPath] ?? hostPath,
+      readonly: mount.readOnly ?? false,
+    };
   });
   const security = container.securityContext ?? {};
   const memory = container.resources?.limits?.memory;
@@ -46,7 +50,10 @@ export function daemonSetContainer(plugin: string, hostPaths: Readonly<Record<st
       security_context: {
         readonly_rootfs: security.readOnlyRootFilesystem ?? false,
         no_new_privs: security.allowPrivilegeEscalation === false,
-        capabilities: { drop_capabilities: security.capabilities?.drop ?? [], add_capabilities: security.capabilities?.add ?? [] },
+        capabilities: {
+          drop_capabilities: security.capabilities?.drop ?? [],
+          add_capabilities: security.capabilities?.add ?? [],
+        },
       },
     },
   };

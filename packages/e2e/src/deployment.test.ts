@@ -40,7 +40,11 @@ describeE2E("deployment", () => {
 
   it("the logger, run as its DaemonSet's container, registers from inside and adjusts the next pod", async () => {
     const container = daemonSetContainer("logger", { [NRI_SOCKET]: runtime.layout.nriSocket });
-    const daemon = await runtime.pod({ name: "nri-plugin-logger", namespace: "kube-system", pidNamespace: "container" });
+    const daemon = await runtime.pod({
+      name: "nri-plugin-logger",
+      namespace: "kube-system",
+      pidNamespace: "container",
+    });
     const plugin = await daemon.create({
       ...container,
       image: image.name,

@@ -36,7 +36,8 @@ describeEachLine("device-injector", (line) => {
   it("puts the annotated device node and mount into the annotated container only", async () => {
     const pod = await runtime.runPod({
       annotations: {
-        "devices.noderesource.dev/container.app": "- {path: /dev/nri-null, type: c, major: 1, minor: 3, file_mode: 0666}",
+        "devices.noderesource.dev/container.app":
+          "- {path: /dev/nri-null, type: c, major: 1, minor: 3, file_mode: 0666}",
         "mounts.noderesource.dev/container.app": `- {source: ${hostDir}, destination: /host-data, type: bind, options: [bind, ro]}`,
       },
       containers: [

@@ -64,7 +64,13 @@ export function runSync(file: string, args: readonly string[], options: RunOptio
     killSignal: "SIGKILL",
   });
   if (result.error || result.status !== 0) {
-    throw new CommandError(describeCommand(file, args), result.status, result.stdout ?? "", result.stderr ?? "", result.error);
+    throw new CommandError(
+      describeCommand(file, args),
+      result.status,
+      result.stdout ?? "",
+      result.stderr ?? "",
+      result.error,
+    );
   }
   return result.stdout;
 }

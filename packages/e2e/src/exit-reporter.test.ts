@@ -56,7 +56,10 @@ describeEachLine("exit-reporter", (line) => {
     runtime = await Runtime.start({ label: "exit-reporter", line });
     const config = join(runtime.layout.base, "exit-reporter.yaml");
     const socket = join(runtime.layout.base, "exits.sock");
-    writeFileSync(config, `jsonLines: {path: ${join(runtime.layout.logs, "exits.jsonl")}}\ngrpc: {listen: unix://${socket}}\n`);
+    writeFileSync(
+      config,
+      `jsonLines: {path: ${join(runtime.layout.logs, "exits.jsonl")}}\ngrpc: {listen: unix://${socket}}\n`,
+    );
     reporter = await runtime.startPlugin(exitReporter(runtime, "30", config));
     connection = connectExitReporter(socket);
   });
@@ -73,7 +76,11 @@ describeEachLine("exit-reporter", (line) => {
     }
     // its start fails, and containerd tells NRI of its end only when the pod is removed
     const failed = await runtime
-      .runPod({ name: "exits-start-error", namespace: "exits", containers: [{ name: START_ERROR, command: ["/no/such/binary"] }] })
+      .runPod({
+        name: "exits-start-error",
+        namespace: "exits",
+        containers: [{ name: START_ERROR, command: ["/no/such/binary"] }],
+      })
       .catch((error: unknown) => error);
     expect(failed).toBeInstanceOf(PodError);
     expect((failed as PodError).detail).toMatch(/no such file or directory/);
@@ -88,7 +95,10 @@ describeEachLine("exit-reporter", (line) => {
       .map((text) => JSON.parse(text) as Record<string, unknown>);
     console.log(
       `containerd ${line.version}: what the exit reporter made of it\n${exits
-        .map((record) => `  ${record.container!.name}: [${record.event}] ${record.explanation} (${record.flags.join(", ") || "no flags"})`)
+        .map(
+          (record) =>
+            `  ${record.container!.name}: [${record.event}] ${record.explanation} (${record.flags.join(", ") || "no flags"})`,
+        )
         .join("\n")}`,
     );
     expect([...records.keys()].sort()).toEqual([...CASES.map((c) => c.name), START_ERROR].sort());
@@ -96,7 +106,9 @@ describeEachLine("exit-reporter", (line) => {
   });
 
   it("writes the same records as JSON lines", () => {
-    expect(jsonLines).toEqual([...records.values()].map((record) => JSON.parse(JSON.stringify(exitRecordToJson(record)))));
+    expect(jsonLines).toEqual(
+      [...records.values()].map((record) => JSON.parse(JSON.stringify(exitRecordToJson(record)))),
+    );
   });
 
   it("names the pod, the container, its image and its command", () => {
@@ -117,16 +129,34 @@ describeEachLine("exit-reporter", (line) => {
       { name: "exit-0", event: "StopContainer", exitCode: 0, signal: "", reason: "Completed", reasonSource: inferred },
       { name: "exit-3", event: "StopContainer", exitCode: 3, signal: "", reason: "Error", reasonSource: inferred },
       { name: "missing", event: "StopContainer", exitCode: 127, signal: "", reason: "Error", reasonSource: inferred },
-      { name: "sigterm", event: "StopContainer", exitCode: 143, signal: "SIGTERM", reason: "Error", reasonSource: inferred },
-      { name: "oom", event: "StopContainer", exitCode: 137, signal: "SIGKILL", reason: "OOMKilled", reasonSource: inferred },
+      {
+        name: "sigterm",
+        event: "StopContainer",
+        exitCode: 143,
+        signal: "SIGTERM",
+        reason: "Error",
+        reasonSource: inferred,
+      },
+      {
+        name: "oom",
+        event: "StopContainer",
+        exitCode: 137,
+        signal: "SIGKILL",
+        reason: "OOMKilled",
+        reasonSource: inferred,
+      },
     ]);
     const explanation = (name: string) => records.get(name)!.explanation.replace(/; ran for [^;]+$/, "; ran for …");
     expect(explanation("exit-0")).toBe("exited normally (code 0); ran for …");
-    expect(explanation("exit-3")).toBe("exited with code 3, which only the program can explain (no meaning is declared for it); ran for …");
+    expect(explanation("exit-3")).toBe(
+      "exited with code 3, which only the program can explain (no meaning is declared for it); ran for …",
+    );
     expect(explanation("missing")).toBe(
       "exited with code 127 (command not found): the command is not in the image or not on its PATH; command: /bin/sh -c no-such-command; ran for …",
     );
-    expect(explanation("sigterm")).toBe("killed by SIGTERM (exit 143): asked to terminate, as a runtime does when it stops a container; ran for …");
+    expect(explanation("sigterm")).toBe(
+      "killed by SIGTERM (exit 143): asked to terminate, as a runtime does when it stops a container; ran for …",
+    );
     // containerd removes the cgroup at about the time it sends StopContainer: the counter when it is
     // still there, else the kernel's log of the kill.
     const layout = await findMemoryCgroup();
@@ -135,8 +165,11 @@ describeEachLine("exit-reporter", (line) => {
     console.log(`containerd ${line.version}: the OOM kill was confirmed by ${oom?.evidence}`);
     expect(oom?.verdict).toBe(OomVerdict.OOM_VERDICT_CONFIRMED);
     const fromCgroup = `cgroup v${layout?.version} ${file}: oom_kill 1`;
-    if (oom?.evidence !== fromCgroup) expect(oom?.evidence).toMatch(/^the kernel log: oom-kill of \S+ \(pid \d+\) in memory cgroup \/nri-e2e-/);
-    expect(explanation("oom")).toBe(`killed by the out-of-memory killer (exit 137, SIGKILL), confirmed by ${oom?.evidence}; ran for …`);
+    if (oom?.evidence !== fromCgroup)
+      expect(oom?.evidence).toMatch(/^the kernel log: oom-kill of \S+ \(pid \d+\) in memory cgroup \/nri-e2e-/);
+    expect(explanation("oom")).toBe(
+      `killed by the out-of-memory killer (exit 137, SIGKILL), confirmed by ${oom?.evidence}; ran for …`,
+    );
     expect(records.get(START_ERROR)).toMatchObject({
       exitCode: 128,
       reason: "StartError",
@@ -147,7 +180,8 @@ describeEachLine("exit-reporter", (line) => {
     // A short container may finish before it started, by containerd's clocks: run time 0, flagged.
     for (const { name } of CASES) {
       const { runTimeNs, startedAt, finishedAt, flags } = records.get(name)!;
-      if (finishedAt < startedAt) console.log(`containerd ${line.version}: ${name} finished ${startedAt - finishedAt} ns before it started`);
+      if (finishedAt < startedAt)
+        console.log(`containerd ${line.version}: ${name} finished ${startedAt - finishedAt} ns before it started`);
       expect({ name, runTimeNs, early: flags.includes("finished-before-started") }).toEqual({
         name,
         runTimeNs: finishedAt >= startedAt ? finishedAt - startedAt : 0n,
@@ -156,16 +190,25 @@ describeEachLine("exit-reporter", (line) => {
     }
   });
 
-  it.runIf(!line.statusFields)("says the runtime sent no exit status, and still finds the OOM kill in the cgroup", () => {
-    for (const name of ["exit-0", "exit-3", "missing", "sigterm", START_ERROR]) {
-      expect({ name, exitCode: records.get(name)!.exitCode, flags: records.get(name)!.flags }).toEqual({
-        name,
+  it.runIf(!line.statusFields)(
+    "says the runtime sent no exit status, and still finds the OOM kill in the cgroup",
+    () => {
+      for (const name of ["exit-0", "exit-3", "missing", "sigterm", START_ERROR]) {
+        expect({ name, exitCode: records.get(name)!.exitCode, flags: records.get(name)!.flags }).toEqual({
+          name,
+          exitCode: undefined,
+          flags: expect.arrayContaining(["no-exit-status", "no-times"]),
+        });
+        expect(records.get(name)!.explanation).toBe(
+          "ended, but the runtime reported no exit code (runtimes before containerd 2.3 and CRI-O 1.36 do not)",
+        );
+      }
+      expect(records.get("oom")).toMatchObject({
         exitCode: undefined,
-        flags: expect.arrayContaining(["no-exit-status", "no-times"]),
+        reason: "OOMKilled",
+        reasonSource: Source.SOURCE_INFERRED,
       });
-      expect(records.get(name)!.explanation).toBe("ended, but the runtime reported no exit code (runtimes before containerd 2.3 and CRI-O 1.36 do not)");
-    }
-    expect(records.get("oom")).toMatchObject({ exitCode: undefined, reason: "OOMKilled", reasonSource: Source.SOURCE_INFERRED });
-    expect(records.get("oom")!.oom?.verdict).toBe(OomVerdict.OOM_VERDICT_CONFIRMED);
-  });
+      expect(records.get("oom")!.oom?.verdict).toBe(OomVerdict.OOM_VERDICT_CONFIRMED);
+    },
+  );
 });

@@ -36,7 +36,8 @@ describeEachLine("faults", (line) => {
   async function dropped(plugin: ExternalPlugin, from: number): Promise<string> {
     const msg = await runtime.containerd.waitForEntry(
       `containerd closing ${plugin.name}`,
-      (entry) => entry.msg.startsWith(`closing plugin ${plugin.name}, failed to handle CreateContainer request`) && entry.msg,
+      (entry) =>
+        entry.msg.startsWith(`closing plugin ${plugin.name}, failed to handle CreateContainer request`) && entry.msg,
       { from },
     );
     console.log(`containerd ${line.version}: ${msg}`);
@@ -44,7 +45,9 @@ describeEachLine("faults", (line) => {
   }
 
   it("a plugin that crashes in CreateContainer is dropped; the pod goes on", async () => {
-    const crashing = await runtime.startPlugin(fixturePlugin("fault-crash", "faulty.ts", ["crash", runtime.layout.nriSocket, "10"]));
+    const crashing = await runtime.startPlugin(
+      fixturePlugin("fault-crash", "faulty.ts", ["crash", runtime.layout.nriSocket, "10"]),
+    );
     const from = runtime.containerd.log.mark();
     await podIsServed();
     expect(await crashing.exited).toEqual({ code: 7, signal: null });
@@ -53,7 +56,9 @@ describeEachLine("faults", (line) => {
   });
 
   it("a plugin that hangs past the request timeout is dropped; the pod goes on", async () => {
-    const hanging = await runtime.startPlugin(fixturePlugin("fault-hang", "faulty.ts", ["hang", runtime.layout.nriSocket, "11"]));
+    const hanging = await runtime.startPlugin(
+      fixturePlugin("fault-hang", "faulty.ts", ["hang", runtime.layout.nriSocket, "11"]),
+    );
     const from = runtime.containerd.log.mark();
     await podIsServed();
     expect(await dropped(hanging, from)).toMatch(/deadline exceeded/);

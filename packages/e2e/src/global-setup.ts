@@ -56,7 +56,13 @@ export default async function setup(project: TestProject): Promise<() => void> {
   if (reason) {
     if (process.env.NRI_E2E === "required") throw new Error(`e2e: cannot run: ${reason}, but NRI_E2E=required`);
     console.warn(`e2e: skipping every check: ${reason}`);
-    project.provide("e2e", { skip: reason, lines: [], toolset: { containerd: {}, runc: "", crictl: "" }, images: [], goLogger: "" });
+    project.provide("e2e", {
+      skip: reason,
+      lines: [],
+      toolset: { containerd: {}, runc: "", crictl: "" },
+      images: [],
+      goLogger: "",
+    });
     return () => rmSync(runDir, { recursive: true, force: true });
   }
 

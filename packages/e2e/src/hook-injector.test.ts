@@ -29,11 +29,21 @@ describeEachLine("hook-injector", (line) => {
     const when = { annotations: { "^e2e\\.nri-ts\\.dev/hooks$": "^on$" } };
     await writeFile(
       join(hooksDir, "10-state.json"),
-      JSON.stringify({ version: "1.0.0", hook: { path: "/bin/sh", args: ["sh", "-c", `cat > "$(mktemp ${states}/state.XXXXXX)"`] }, when, stages: ["createRuntime"] }),
+      JSON.stringify({
+        version: "1.0.0",
+        hook: { path: "/bin/sh", args: ["sh", "-c", `cat > "$(mktemp ${states}/state.XXXXXX)"`] },
+        when,
+        stages: ["createRuntime"],
+      }),
     );
     await writeFile(
       join(hooksDir, "20-mark.json"),
-      JSON.stringify({ hook: "/bin/sh", arguments: ["-c", "echo hook ran before the container > /hook-mark"], stage: ["startContainer"], annotation: ["^on$"] }),
+      JSON.stringify({
+        hook: "/bin/sh",
+        arguments: ["-c", "echo hook ran before the container > /hook-mark"],
+        stage: ["startContainer"],
+        annotation: ["^on$"],
+      }),
     );
     runtime = await Runtime.start({ label: "hook-injector", line });
     injector = await runtime.startPlugin(hookInjector(runtime, "30", hooksDir));
@@ -49,7 +59,9 @@ describeEachLine("hook-injector", (line) => {
       annotations: { "e2e.nri-ts.dev/hooks": "on" },
       containers: [{ name: "app", script: observeScript({ files: ["/hook-mark"] }) }],
     });
-    const other = await runtime.runPod({ containers: [{ name: "plain", script: observeScript({ files: ["/hook-mark"] }) }] });
+    const other = await runtime.runPod({
+      containers: [{ name: "plain", script: observeScript({ files: ["/hook-mark"] }) }],
+    });
     expect(injector.name).toBe("30-hook-injector");
 
     // startContainer: inside the container, before its process

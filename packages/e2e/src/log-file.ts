@@ -43,7 +43,9 @@ export class LogFile {
       }
       if (Date.now() > deadline) {
         const tail = this.lines(from).slice(-15).join("\n");
-        throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} in ${this.path}; its last lines:\n${tail}`);
+        throw new Error(
+          `timed out after ${timeoutMs} ms waiting for ${what} in ${this.path}; its last lines:\n${tail}`,
+        );
       }
       await sleep(25);
     }

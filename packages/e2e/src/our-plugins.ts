@@ -12,7 +12,12 @@ function eventsFlag(runtime: Runtime): string[] {
 }
 
 /** `nri-logger` on the runtime's socket, every event to `<logs>/<label>.events`. */
-export function tsLogger(runtime: Runtime, index: string, args: readonly string[] = [], label = "ts-logger"): PluginCommand {
+export function tsLogger(
+  runtime: Runtime,
+  index: string,
+  args: readonly string[] = [],
+  label = "ts-logger",
+): PluginCommand {
   const { nriSocket, logs } = runtime.layout;
   return nodePlugin(label, "plugins/logger", [
     "-idx",
@@ -28,22 +33,50 @@ export function tsLogger(runtime: Runtime, index: string, args: readonly string[
 
 /** `nri-ulimit-adjuster` on the runtime's socket. */
 export function ulimitAdjuster(runtime: Runtime, index: string): PluginCommand {
-  return nodePlugin("ulimit-adjuster", "plugins/ulimit-adjuster", ["-idx", index, "-socket", runtime.layout.nriSocket, "-verbose"]);
+  return nodePlugin("ulimit-adjuster", "plugins/ulimit-adjuster", [
+    "-idx",
+    index,
+    "-socket",
+    runtime.layout.nriSocket,
+    "-verbose",
+  ]);
 }
 
 /** `nri-device-injector` on the runtime's socket. */
 export function deviceInjector(runtime: Runtime, index: string): PluginCommand {
-  return nodePlugin("device-injector", "plugins/device-injector", ["-idx", index, "-socket-path", runtime.layout.nriSocket, "-verbose"]);
+  return nodePlugin("device-injector", "plugins/device-injector", [
+    "-idx",
+    index,
+    "-socket-path",
+    runtime.layout.nriSocket,
+    "-verbose",
+  ]);
 }
 
 /** `nri-hook-injector` on the runtime's socket, reading (and watching) `hooksDir` only. */
 export function hookInjector(runtime: Runtime, index: string, hooksDir: string): PluginCommand {
-  return nodePlugin("hook-injector", "plugins/hook-injector", ["-idx", index, "-socket-path", runtime.layout.nriSocket, "-hooks-dirs", hooksDir, "-verbose"]);
+  return nodePlugin("hook-injector", "plugins/hook-injector", [
+    "-idx",
+    index,
+    "-socket-path",
+    runtime.layout.nriSocket,
+    "-hooks-dirs",
+    hooksDir,
+    "-verbose",
+  ]);
 }
 
 /** `nri-writable-cgroups` on the runtime's socket, checking `mountFile` for nsdelegate. */
 export function writableCgroups(runtime: Runtime, index: string, mountFile: string): PluginCommand {
-  return nodePlugin("writable-cgroups", "plugins/writable-cgroups", ["-idx", index, "-socket-path", runtime.layout.nriSocket, "-host-mount-file", mountFile, "-verbose"]);
+  return nodePlugin("writable-cgroups", "plugins/writable-cgroups", [
+    "-idx",
+    index,
+    "-socket-path",
+    runtime.layout.nriSocket,
+    "-host-mount-file",
+    mountFile,
+    "-verbose",
+  ]);
 }
 
 /** The Go logger (upstream's pkg/stub), every event as a JSON line to `<logs>/go-logger.events`. */
@@ -62,5 +95,12 @@ export function goLogger(runtime: Runtime, index: string): PluginCommand {
 
 /** `nri-exit-reporter` on the runtime's socket, configured by the YAML file at `config`. */
 export function exitReporter(runtime: Runtime, index: string, config: string): PluginCommand {
-  return nodePlugin("exit-reporter", "plugins/exit-reporter", ["-idx", index, "-socket-path", runtime.layout.nriSocket, "-config", config]);
+  return nodePlugin("exit-reporter", "plugins/exit-reporter", [
+    "-idx",
+    index,
+    "-socket-path",
+    runtime.layout.nriSocket,
+    "-config",
+    config,
+  ]);
 }

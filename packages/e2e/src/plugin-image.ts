@@ -83,7 +83,10 @@ export async function pluginImage(plugin: string, workDir: string): Promise<Imag
         name,
         rootfs,
         entrypoint: image.entrypoint,
-        env: [`PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin`, ...Object.entries(image.env).map(([k, v]) => `${k}=${v}`)],
+        env: [
+          `PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin`,
+          ...Object.entries(image.env).map(([k, v]) => `${k}=${v}`),
+        ],
         workingDir: image.workdir,
         ...(image.user && { user: image.user }),
       },

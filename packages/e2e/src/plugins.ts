@@ -33,7 +33,9 @@ export interface PluginCommand {
 /** The bin script of a workspace package below `packages/` (its first `bin` entry), e.g. `plugins/logger`. */
 export function packageBin(packagePath: string): string {
   const dir = join(repoDir, "packages", packagePath);
-  const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { bin?: string | Record<string, string> };
+  const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
+    bin?: string | Record<string, string>;
+  };
   const bin = typeof manifest.bin === "string" ? manifest.bin : Object.values(manifest.bin ?? {})[0];
   if (!bin) throw new Error(`packages/${packagePath}/package.json has no bin`);
   return join(dir, bin);

@@ -282,7 +282,9 @@ export class Pod {
       this.containers.push(container);
       return container;
     } catch (error) {
-      throw new PodError(`CreateContainer ${spec.name} in pod ${this.name}`, (error as Error).message, { cause: error });
+      throw new PodError(`CreateContainer ${spec.name} in pod ${this.name}`, (error as Error).message, {
+        cause: error,
+      });
     }
   }
 

@@ -24,7 +24,13 @@ import { Crictl } from "./cri.js";
 import { run } from "./exec.js";
 import { scratchRoot } from "./paths.js";
 import { Pod, type PodHost, type PodResult, type PodSpec, runPod } from "./pod.js";
-import { ExternalPlugin, installPlugin, type PluginCommand, type PreinstalledPlugin, waitPreinstalled } from "./plugins.js";
+import {
+  ExternalPlugin,
+  installPlugin,
+  type PluginCommand,
+  type PreinstalledPlugin,
+  waitPreinstalled,
+} from "./plugins.js";
 import { startTime } from "./procs.js";
 import { sweepRuntime, writeRunRecord } from "./sweep.js";
 import { recordPhase, timed } from "./timings.js";
@@ -84,7 +90,9 @@ export class Runtime implements PodHost {
       writeFileSync(layout.crictlConfig, crictlConfig(layout));
       for (const plugin of runtime.preinstalled) installPlugin(layout, plugin);
       await timed(`${label}: start containerd`, () => runtime.containerd.start());
-      await timed(`${label}: import images`, () => Promise.all(images.map((image) => runtime.importImage(image.archive))));
+      await timed(`${label}: import images`, () =>
+        Promise.all(images.map((image) => runtime.importImage(image.archive))),
+      );
       if (runtime.preinstalled.length > 0) {
         await timed(`${label}: pre-installed plugins ready`, () => runtime.waitPreinstalled());
       }
@@ -97,7 +105,15 @@ export class Runtime implements PodHost {
 
   /** `ctr images import` into CRI's namespace. */
   async importImage(archive: string): Promise<void> {
-    await run(join(this.containerd.binDir, "ctr"), ["-a", this.layout.socket, "-n", "k8s.io", "images", "import", archive]);
+    await run(join(this.containerd.binDir, "ctr"), [
+      "-a",
+      this.layout.socket,
+      "-n",
+      "k8s.io",
+      "images",
+      "import",
+      archive,
+    ]);
   }
 
   private waitPreinstalled(from = 0): Promise<void[]> {

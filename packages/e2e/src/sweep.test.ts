@@ -47,7 +47,9 @@ describeE2E("sweep", () => {
     writeFileSync(join(base, "run.json"), JSON.stringify({ ...record, owner: { pid: dead, start: "0" } }));
     const left = { processes: processesMentioning(base).length, mounts: mountsBelow(base).length };
     const cgroups = cgroupsOf(runtime.cgroupParent).length;
-    console.log(`left by the crash: ${left.processes} processes, ${left.mounts} mounts, cgroups in ${cgroups} hierarchies`);
+    console.log(
+      `left by the crash: ${left.processes} processes, ${left.mounts} mounts, cgroups in ${cgroups} hierarchies`,
+    );
     expect(left.processes).toBeGreaterThan(0); // the pod's shim
     expect(alive(sleeper)).toBe(true);
     expect(left.mounts).toBeGreaterThan(0); // rootfs and shm

@@ -18,7 +18,17 @@
  * created the directory, so that a sweep never touches a live run's.
  */
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { runtimeLayout } from "./config.js";
 import { runSync, sleepSync } from "./exec.js";
@@ -119,7 +129,8 @@ function removeCgroups(parent: string): void {
   if (!parent) return;
   const remove = (dir: string) => {
     if (!existsSync(dir)) return;
-    for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) remove(join(dir, entry.name));
+    for (const entry of readdirSync(dir, { withFileTypes: true }))
+      if (entry.isDirectory()) remove(join(dir, entry.name));
     try {
       rmdirSync(dir);
     } catch (error) {

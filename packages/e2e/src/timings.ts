@@ -55,7 +55,8 @@ export function timingsTable(file: string): string {
   }
   const width = Math.max(...lines.map((line) => line.phase.length), 5);
   const rows = lines.map(
-    (line) => `  ${line.phase.padEnd(width)}  ${(line.ms / 1000).toFixed(2).padStart(7)} s${line.note ? `  ${line.note}` : ""}`,
+    (line) =>
+      `  ${line.phase.padEnd(width)}  ${(line.ms / 1000).toFixed(2).padStart(7)} s${line.note ? `  ${line.note}` : ""}`,
   );
   return [`  ${"phase".padEnd(width)}  ${"time".padStart(9)}`, ...rows].join("\n");
 }

@@ -13,7 +13,19 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, readlink, rename, rm, stat, symlink, utimes, writeFile } from "node:fs/promises";
+import {
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  readlink,
+  rename,
+  rm,
+  stat,
+  symlink,
+  utimes,
+  writeFile,
+} from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type DebianPackage, debianPackage } from "./debs.js";
@@ -96,7 +108,12 @@ async function moduleDir(tool: GoTool): Promise<string> {
 
 function installArgs(tool: GoTool): string[] {
   const ldflags = [LDFLAGS, ...(tool.stamps ?? []).map((stamp) => `-X ${stamp}`)].join(" ");
-  return ["install", `-ldflags=${ldflags}`, ...(tool.tags?.length ? ["-tags", tool.tags.join(",")] : []), ...tool.packages];
+  return [
+    "install",
+    `-ldflags=${ldflags}`,
+    ...(tool.tags?.length ? ["-tags", tool.tags.join(",")] : []),
+    ...tool.packages,
+  ];
 }
 
 /**

@@ -41,7 +41,10 @@ export const CRICTL_VERSION = "v1.37.0";
  * e.g. `v2.4.2`) narrows them for a quick local run; default all.
  */
 export function selectedLines(): readonly ContainerdLine[] {
-  const wanted = (process.env.NRI_E2E_CONTAINERD ?? "").split(",").map((v) => v.trim()).filter(Boolean);
+  const wanted = (process.env.NRI_E2E_CONTAINERD ?? "")
+    .split(",")
+    .map((v) => v.trim())
+    .filter(Boolean);
   if (wanted.length === 0) return CONTAINERD_LINES;
   const unknown = wanted.filter((v) => !CONTAINERD_LINES.some((line) => line.version === v));
   if (unknown.length > 0) {

@@ -38,7 +38,10 @@ describeEachLine("writable-cgroups", (line) => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "nri-e2e-writable-cgroups-"));
-    await writeFile(join(dir, "mountinfo"), "25 1 0:22 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:9 - cgroup2 cgroup2 rw,nsdelegate\n");
+    await writeFile(
+      join(dir, "mountinfo"),
+      "25 1 0:22 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:9 - cgroup2 cgroup2 rw,nsdelegate\n",
+    );
     runtime = await Runtime.start({ label: "writable-cgroups", line });
     plugin = await runtime.startPlugin(writableCgroups(runtime, "40", join(dir, "mountinfo")));
   });
@@ -54,7 +57,8 @@ describeEachLine("writable-cgroups", (line) => {
     });
     const plain = await runtime.runPod({ containers: [{ name: "app", script: observeScript({ then: TRY_CGROUP }) }] });
     expect(plugin.name).toBe("40-writable-cgroups");
-    const cgroupMounts = (seen: ReturnType<typeof observed>) => seen.mounts.filter((m) => m.path === "/sys/fs/cgroup" || m.path.startsWith("/sys/fs/cgroup/"));
+    const cgroupMounts = (seen: ReturnType<typeof observed>) =>
+      seen.mounts.filter((m) => m.path === "/sys/fs/cgroup" || m.path.startsWith("/sys/fs/cgroup/"));
 
     const writable = cgroupMounts(observed(asked.containers.app));
     expect(writable.length).toBeGreaterThan(0);

@@ -133,7 +133,8 @@ interface Row {
 }
 
 function row(name: string, ours: number, go: number, unit: string, scale: number): Row {
-  const format = (rate: number): string => (Number.isFinite(rate) && rate > 0 ? `${(rate / scale).toFixed(1)} ${unit}` : "n/a");
+  const format = (rate: number): string =>
+    Number.isFinite(rate) && rate > 0 ? `${(rate / scale).toFixed(1)} ${unit}` : "n/a";
   return { case: name, ours: format(ours), go: format(go), "ours / go": go > 0 ? (ours / go).toFixed(2) : "n/a" };
 }
 
@@ -142,7 +143,17 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const results: BenchResult[] = [];
   const record = (what: string, ours: number, go: number, unit: string) =>
-    results.push(result({ group: "mux", what, ours, go: Number.isFinite(go) && go > 0 ? go : null, unit, target: null, note: `fastest of ${REPEATS} runs` }));
+    results.push(
+      result({
+        group: "mux",
+        what,
+        ours,
+        go: Number.isFinite(go) && go > 0 ? go : null,
+        unit,
+        target: null,
+        note: `fastest of ${REPEATS} runs`,
+      }),
+    );
   const total = (smoke ? 4 : 128) * MiB;
   // Go's own mux overflows its 256-frame read queue when small messages are
   // streamed without pause, so streaming uses 64 KiB and 1 MiB messages.

@@ -76,10 +76,7 @@ describe("FrameParser", () => {
   it("refuses a frame longer than the maximum payload, and everything after it", () => {
     const { seen, sink } = recorder();
     const parser = new FrameParser();
-    const expected = new MuxError(
-      "ERR_MUX_FRAME_TOO_LARGE",
-      "conn 1: frame payload 4194315 bytes, maximum is 4194314",
-    );
+    const expected = new MuxError("ERR_MUX_FRAME_TOO_LARGE", "conn 1: frame payload 4194315 bytes, maximum is 4194314");
     expect(() => parser.feed(frame(1, [], MAX_PAYLOAD + 1), sink)).toThrow(expected);
     expect(() => parser.feed(frame(1, [1]), sink)).toThrow(expected);
     expect(seen.starts).toEqual([]);

@@ -36,7 +36,9 @@ describe("frameSizes", () => {
         expect(sizes.reduce((a, b) => a + b, 0)).toBe(length);
         expect(sizes[0]).toBe(Math.min(length, FIRST_FRAME_LIMIT));
         expect(sizes.every((size) => size > 0 && size <= MAX_PAYLOAD)).toBe(true);
-        expect(sizes.length).toBe(length <= FIRST_FRAME_LIMIT ? 1 : 1 + Math.ceil((length - FIRST_FRAME_LIMIT) / MAX_PAYLOAD));
+        expect(sizes.length).toBe(
+          length <= FIRST_FRAME_LIMIT ? 1 : 1 + Math.ceil((length - FIRST_FRAME_LIMIT) / MAX_PAYLOAD),
+        );
       }),
     );
   });

@@ -134,10 +134,7 @@ describe("reading", () => {
     trunk.push(Buffer.concat([frame(1, Buffer.from("ok")), frame(2, [], 0xffff_ffff)]));
     expect(await reading).toEqual(Buffer.from("ok"));
     expect(mux.closeReason).toEqual(
-      new MuxError(
-        "ERR_MUX_FRAME_TOO_LARGE",
-        "conn 2: frame payload 4294967295 bytes, maximum is 4194314",
-      ),
+      new MuxError("ERR_MUX_FRAME_TOO_LARGE", "conn 2: frame payload 4294967295 bytes, maximum is 4194314"),
     );
     expect(trunk.destroyed).toBe(true);
   });

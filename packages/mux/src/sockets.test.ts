@@ -61,14 +61,19 @@ describe("socketPair", () => {
 describe("connectFd", () => {
   // wrapping a real inherited fd is shown by the child process above
   it("refuses a number that is no fd", () => {
-    expect(() => connectFd(-1)).toThrow(expect.objectContaining({ code: "ERR_MUX_INVALID_FD", message: "-1 is not a file descriptor" }));
+    expect(() => connectFd(-1)).toThrow(
+      expect.objectContaining({ code: "ERR_MUX_INVALID_FD", message: "-1 is not a file descriptor" }),
+    );
   });
 
   it("refuses an fd that is not a socket", () => {
     const fd = openSync(fileURLToPath(import.meta.url), "r");
     try {
       expect(() => connectFd(fd)).toThrow(
-        expect.objectContaining({ code: "ERR_MUX_INVALID_FD", message: `fd ${fd} is not a socket: Unsupported fd type: FILE` }),
+        expect.objectContaining({
+          code: "ERR_MUX_INVALID_FD",
+          message: `fd ${fd} is not a socket: Unsupported fd type: FILE`,
+        }),
       );
     } finally {
       closeSync(fd);

@@ -55,8 +55,14 @@ const RECORDED: [string, unknown][] = [
   ["- {type: nofile, soft: -1, hard: -2}", `${json} number -2 into Go struct field ulimit.hard of type uint64`],
   ["- {type: nofile, soft: 1.5}", `${json} number 1.5 into Go struct field ulimit.soft of type uint64`],
   ["- {type: nofile, soft: 1e21}", `${json} number 1e+21 into Go struct field ulimit.soft of type uint64`],
-  ["- {type: nofile, soft: 18446744073709551616}", `${json} number 18446744073709552000 into Go struct field ulimit.soft of type uint64`],
-  ["- {type: nofile, soft: 99999999999999999999}", `${json} number 100000000000000000000 into Go struct field ulimit.soft of type uint64`],
+  [
+    "- {type: nofile, soft: 18446744073709551616}",
+    `${json} number 18446744073709552000 into Go struct field ulimit.soft of type uint64`,
+  ],
+  [
+    "- {type: nofile, soft: 99999999999999999999}",
+    `${json} number 100000000000000000000 into Go struct field ulimit.soft of type uint64`,
+  ],
   ['- {type: nofile, soft: "12"}', `${json} string into Go struct field ulimit.soft of type uint64`],
   ["- {type: nofile, soft: true}", `${json} bool into Go struct field ulimit.soft of type uint64`],
   ["- {type: nofile, soft: [1]}", `${json} array into Go struct field ulimit.soft of type uint64`],
@@ -65,7 +71,10 @@ const RECORDED: [string, unknown][] = [
   ["- {type: nofile, hard: -.inf}", "error converting YAML to JSON: json: unsupported value: -Inf"],
   ["- {type: nofile, soft: -0.0}", `${json} number -0 into Go struct field ulimit.soft of type uint64`],
   ["- {type: nofile, soft: 190:20:30}", `${json} string into Go struct field ulimit.soft of type uint64`],
-  ["- {type: nofile, hard: -9223372036854775809}", `${json} number -9223372036854776000 into Go struct field ulimit.hard of type uint64`],
+  [
+    "- {type: nofile, hard: -9223372036854775809}",
+    `${json} number -9223372036854776000 into Go struct field ulimit.hard of type uint64`,
+  ],
   ["- {type: nofile, hard: _10}", `${json} string into Go struct field ulimit.hard of type uint64`],
   ["- {type: nofile, hard: 01.5}", `${json} number 1.5 into Go struct field ulimit.hard of type uint64`],
   ["- {type: nofile, hard: 0x1p4}", `${json} string into Go struct field ulimit.hard of type uint64`],
@@ -77,7 +86,10 @@ const RECORDED: [string, unknown][] = [
   ["foo", `${json} string into Go value of type []main.ulimit`],
   ["- foo", `${json} string into Go value of type main.ulimit`],
   ["- [1]", `${json} array into Go value of type main.ulimit`],
-  ['- {null: nofile}', 'error converting YAML to JSON: Unsupported map key of type: %!s(<nil>), key: <nil>, value: "nofile"'],
+  [
+    "- {null: nofile}",
+    'error converting YAML to JSON: Unsupported map key of type: %!s(<nil>), key: <nil>, value: "nofile"',
+  ],
 ];
 
 describe("decodeSigsYaml into the ulimit list", () => {
@@ -92,10 +104,20 @@ describe("decodeSigsYaml into the ulimit list", () => {
 
   it("refuses a plain scalar that starts with `:` in a flow collection, as go-yaml v2 does (recorded with sigs.k8s.io/yaml v1.4.0)", () => {
     const nodeContent = "error converting YAML to JSON: yaml: did not find expected node content";
-    for (const text of ["{a: :b}", "[a, :b]", "[:b]", "- {type: x, hard: ::1}", "{:a: b}", "[{a: b}, :x]", "{a: [b, :c]}"]) {
+    for (const text of [
+      "{a: :b}",
+      "[a, :b]",
+      "[:b]",
+      "- {type: x, hard: ::1}",
+      "{:a: b}",
+      "[{a: b}, :x]",
+      "{a: [b, :c]}",
+    ]) {
       expect(() => decode(text), text).toThrow(new SigsYamlError(nodeContent));
     }
-    expect(() => decode("[a,\n :b]")).toThrow(new SigsYamlError("error converting YAML to JSON: yaml: line 1: did not find expected node content"));
+    expect(() => decode("[a,\n :b]")).toThrow(
+      new SigsYamlError("error converting YAML to JSON: yaml: line 1: did not find expected node content"),
+    );
     // outside flow collections, and inside a scalar, it is text
     expect(decode("- type: ::1")).toEqual(one("::1"));
     expect(decode("- {type: 'a:b'}")).toEqual(one("a:b"));
@@ -106,7 +128,12 @@ describe("decodeSigsYaml into the ulimit list", () => {
   it("refuses aliases that contain themselves and documents that expand without end", () => {
     expect(() => decode("&a [*a]")).toThrow("anchor 'a' value contains itself");
     const levels = ["a: &a0 [x, x, x, x, x, x, x, x, x, x]"];
-    for (let i = 1; i < 8; i++) levels.push(`b${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(", ")}]`);
+    for (let i = 1; i < 8; i++)
+      levels.push(
+        `b${i}: &a${i} [${Array(10)
+          .fill(`*a${i - 1}`)
+          .join(", ")}]`,
+      );
     expect(() => decode(levels.join("\n"))).toThrow("document contains excessive aliasing");
   });
 
@@ -123,7 +150,9 @@ describe("decodeSigsYaml into the ulimit list", () => {
     // through aliases, each anchor one level deeper than the one before: refused by one guard or the other
     for (const item of ["[*a%]", "{<<: *a%}"]) {
       const chain = Array.from({ length: 310 }, (_, i) => `- &a${i + 1} ${item.replace("%", String(i))}`);
-      expect(() => decode(["- &a0 {type: cpu}", ...chain].join("\n"))).toThrow(/exceeded max depth of 300|document contains excessive aliasing/);
+      expect(() => decode(["- &a0 {type: cpu}", ...chain].join("\n"))).toThrow(
+        /exceeded max depth of 300|document contains excessive aliasing/,
+      );
     }
     expect(decode(`- {type: cpu, other: ${"[".repeat(250)}${"]".repeat(250)}}`)).toEqual(one("cpu"));
   });
@@ -133,7 +162,9 @@ describe("decodeSigsYaml into the ulimit list", () => {
     const entry = fc.record({ type: fc.string(), hard: uint64, soft: uint64 });
     fc.assert(
       fc.property(fc.array(entry), (entries) => {
-        const text = entries.map((e) => `- type: ${JSON.stringify(e.type)}\n  hard: ${e.hard}\n  soft: ${e.soft}\n`).join("");
+        const text = entries
+          .map((e) => `- type: ${JSON.stringify(e.type)}\n  hard: ${e.hard}\n  soft: ${e.soft}\n`)
+          .join("");
         expect(decode(text)).toEqual(entries);
       }),
     );

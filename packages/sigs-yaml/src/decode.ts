@@ -51,15 +51,21 @@ export interface DecodeOptions<T> {
  * ```
  * @throws SigsYamlError with the Go plugin's text
  */
-export function decodeSigsYaml<T extends GoType>(text: string, type: T, options: DecodeOptions<GoValueOf<T>> = {}): GoValueOf<T> {
+export function decodeSigsYaml<T extends GoType>(
+  text: string,
+  type: T,
+  options: DecodeOptions<GoValueOf<T>> = {},
+): GoValueOf<T> {
   if (yamlMayNestDeeperThan(text, MAX_DEPTH)) throw tooDeep();
   const json = yamlToJson(parseYaml(text), type);
   const unsupported = unsupportedFloat(json);
-  if (unsupported !== undefined) throw new SigsYamlError(`error converting YAML to JSON: json: unsupported value: ${unsupported}`);
+  if (unsupported !== undefined)
+    throw new SigsYamlError(`error converting YAML to JSON: json: unsupported value: ${unsupported}`);
   const base = options.base ?? zeroValue(type);
   if (json === null) return base;
   const decoder = new JsonDecoder();
   const value = decoder.decode(json, type, base) ?? base;
-  if (decoder.error !== undefined) throw new SigsYamlError(`error unmarshaling JSON: while decoding JSON: ${decoder.error}`);
+  if (decoder.error !== undefined)
+    throw new SigsYamlError(`error unmarshaling JSON: while decoding JSON: ${decoder.error}`);
   return value as GoValueOf<T>;
 }

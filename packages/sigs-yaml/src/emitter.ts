@@ -17,7 +17,10 @@ export interface ScalarNode {
   readonly style: Exclude<ScalarStyle, "single">;
 }
 
-export type EmitNode = ScalarNode | { readonly sequence: readonly EmitNode[] } | { readonly mapping: readonly (readonly [ScalarNode, EmitNode])[] };
+export type EmitNode =
+  | ScalarNode
+  | { readonly sequence: readonly EmitNode[] }
+  | { readonly mapping: readonly (readonly [ScalarNode, EmitNode])[] };
 
 const BEST_INDENT = 2;
 const BEST_WIDTH = 80;
@@ -184,7 +187,12 @@ class Emitter {
     this.indention = true;
   }
 
-  private writeIndicator(indicator: string, needWhitespace: boolean, isWhitespace: boolean, isIndention: boolean): void {
+  private writeIndicator(
+    indicator: string,
+    needWhitespace: boolean,
+    isWhitespace: boolean,
+    isIndention: boolean,
+  ): void {
     if (needWhitespace && !this.whitespace) this.put(" ");
     this.put(indicator);
     this.whitespace = isWhitespace;
@@ -223,7 +231,8 @@ class Emitter {
     let breaks = false;
     runes.forEach((rune, i) => {
       if (rune === " ") {
-        const fold = allowBreaks && !spaces && this.column > BEST_WIDTH && i > 0 && i < runes.length - 1 && runes[i + 1] !== " ";
+        const fold =
+          allowBreaks && !spaces && this.column > BEST_WIDTH && i > 0 && i < runes.length - 1 && runes[i + 1] !== " ";
         if (fold) this.writeIndent();
         else this.writeRune(rune);
         spaces = true;

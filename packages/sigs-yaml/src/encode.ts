@@ -31,7 +31,11 @@ const countNels = (text: string) => text.split("\u0085").length - 1;
 
 /** Whether go-yaml v2 writes `text` without quotes: it must read back as text, not as a number, bool, null, timestamp or base-60 float. */
 function readsBackAsText(text: string): boolean {
-  return typeof resolvePlain(text) === "string" && !isGoYamlTimestamp(text) && !/^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$/.test(text);
+  return (
+    typeof resolvePlain(text) === "string" &&
+    !isGoYamlTimestamp(text) &&
+    !/^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$/.test(text)
+  );
 }
 
 /** A string as go-yaml reads it back from Go's JSON, with the style its encoder asks for. */
@@ -61,8 +65,12 @@ function node(value: JsonValue): EmitNode {
   if (typeof value === "string") return stringNode(value);
   if (Array.isArray(value)) return { sequence: value.map(node) };
   if (typeof value !== "object") throw new TypeError(`not a JSON value: ${typeof value}`);
-  const map = new Map(jsonEntries(value as ReadonlyMap<string, JsonValue>).map(([key, item]) => [stringNode(key).scalar, item] as const));
-  return { mapping: sortYamlKeys([...map.keys()]).map((key) => [stringNode(key), node(map.get(key) as JsonValue)] as const) };
+  const map = new Map(
+    jsonEntries(value as ReadonlyMap<string, JsonValue>).map(([key, item]) => [stringNode(key).scalar, item] as const),
+  );
+  return {
+    mapping: sortYamlKeys([...map.keys()]).map((key) => [stringNode(key), node(map.get(key) as JsonValue)] as const),
+  };
 }
 
 export interface EncodeOptions {

@@ -16,7 +16,7 @@ function show(root: YamlNode | null): string {
     if (node === null || node.kind === "alias" || isEmpty(node)) return;
     ids.set(node, ids.size);
     if (node.kind === "seq") node.items.forEach(number);
-    if (node.kind === "map") for (const [k, v] of node.pairs) (number(k), number(v));
+    if (node.kind === "map") for (const [k, v] of node.pairs) number(k), number(v);
   };
   number(root);
   const render = (node: YamlNode | null): unknown => {
@@ -50,15 +50,65 @@ function full(text: string): string {
 
 const key = fc.constantFrom("type", "soft", "hard", "a", "B c", "<<", "x.y/z", "1", "~", "'q'", '"d"', "-k", "é");
 const scalar = fc.oneof(
-  fc.constantFrom("1", "-1", "0x1F", "1e3", ".inf", "~", "yes", "a b", "a#b", "a #c", "12:30", "a:b", "-", "- a", "?x", ":x"),
-  fc.constantFrom('"x"', '"a\\"b"', '"\\n"', '"\\u0041"', "'it''s'", "''", '""', "*a", "&a x", "!!int 3", "!foo x", "!!str", "&a", "&a [x]"),
-  fc.constantFrom("[a, b]", "[]", "{}", "{a: 1}", "{a: }", "{a:}", "[a, [b]]", "{a: [1, {b: c}]}", "[a,]", "[a: b]", "{a}", '{"a":1}', "[*a]"),
+  fc.constantFrom(
+    "1",
+    "-1",
+    "0x1F",
+    "1e3",
+    ".inf",
+    "~",
+    "yes",
+    "a b",
+    "a#b",
+    "a #c",
+    "12:30",
+    "a:b",
+    "-",
+    "- a",
+    "?x",
+    ":x",
+  ),
+  fc.constantFrom(
+    '"x"',
+    '"a\\"b"',
+    '"\\n"',
+    '"\\u0041"',
+    "'it''s'",
+    "''",
+    '""',
+    "*a",
+    "&a x",
+    "!!int 3",
+    "!foo x",
+    "!!str",
+    "&a",
+    "&a [x]",
+  ),
+  fc.constantFrom(
+    "[a, b]",
+    "[]",
+    "{}",
+    "{a: 1}",
+    "{a: }",
+    "{a:}",
+    "[a, [b]]",
+    "{a: [1, {b: c}]}",
+    "[a,]",
+    "[a: b]",
+    "{a}",
+    '{"a":1}',
+    "[*a]",
+  ),
   fc.stringMatching(/^[ -~]{0,8}$/),
 );
 const indent = fc.constantFrom("", " ", "  ", "    ");
 const line = fc.oneof(
-  fc.tuple(indent, key, fc.constantFrom(":", ": ", ":  "), fc.option(scalar, { nil: "" })).map((parts) => parts.join("")),
-  fc.tuple(indent, fc.constantFrom("- ", "-", "- - ", "- k: "), fc.option(scalar, { nil: "" })).map((parts) => parts.join("")),
+  fc
+    .tuple(indent, key, fc.constantFrom(":", ": ", ":  "), fc.option(scalar, { nil: "" }))
+    .map((parts) => parts.join("")),
+  fc
+    .tuple(indent, fc.constantFrom("- ", "-", "- - ", "- k: "), fc.option(scalar, { nil: "" }))
+    .map((parts) => parts.join("")),
   fc.tuple(indent, scalar).map((parts) => parts.join("")),
   fc.constantFrom("# comment", "", "  # c", "---", "...", "%YAML 1.1", "key: |", "  text", "\tx: 1", "a: b\r"),
 );
@@ -87,7 +137,7 @@ describe("fastParse", () => {
       "- vendor0.com/device=dev0\n- vendor1.com/device=dev1\n",
       "- source: /home\n  destination: /host-home\n  type: bind\n  options: [ bind, ro ]\n",
       'mode: MPOL_INTERLEAVE\nnodes: "2,3"\nflags: [ MPOL_F_STATIC_NODES ]\n',
-      "net.core.somaxconn: \"256\"\n# a comment\nkernel.x: 1\n",
+      'net.core.somaxconn: "256"\n# a comment\nkernel.x: 1\n',
       "logFile: /var/log/nri-logger.log\nevents: [ CreateContainer, StopContainer ]\naddEnv: LOGGER_SEEN\n",
       "- &a {type: nofile, hard: 3}\n- *a\n- <<: *a\n  soft: 2\n",
       "",
@@ -99,7 +149,17 @@ describe("fastParse", () => {
   });
 
   it("leaves the rest to the full parser", () => {
-    for (const text of ["a: |\n  x\n", "a: b\n  c", "---\na: 1", "a: b: c", "? a\n: b", "a:\tb", "a: 'x\n  y'", "[a,\n b]", "a: b\r\n"]) {
+    for (const text of [
+      "a: |\n  x\n",
+      "a: b\n  c",
+      "---\na: 1",
+      "a: b: c",
+      "? a\n: b",
+      "a:\tb",
+      "a: 'x\n  y'",
+      "[a,\n b]",
+      "a: b\r\n",
+    ]) {
       expect(fastParse(text), text).toBeUndefined();
     }
   });

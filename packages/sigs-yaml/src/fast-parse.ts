@@ -19,7 +19,8 @@ const giveUp = (): never => {
 };
 
 /** Characters the reader refuses anywhere: tabs, carriage returns, control characters, BOMs, lone surrogates. */
-const UNSUPPORTED_CHARS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const UNSUPPORTED_CHARS =
+  /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 /** Lines that start documents, end them or carry directives. */
 const DOCUMENT_MARKERS = /^(?:---|\.\.\.)(?:[ \n]|$)|^%/m;
 /** What may start a plain scalar here; indicators and anything unusual are left to the full parser. */
@@ -205,7 +206,12 @@ class Reader {
   }
 
   /** A node on one line starting at `at`: a flow collection, an alias, a quoted or a plain scalar. */
-  private inline(text: string, at: number, flow: boolean, opened?: (collection: YamlNode) => void): [YamlNode | undefined, number] {
+  private inline(
+    text: string,
+    at: number,
+    flow: boolean,
+    opened?: (collection: YamlNode) => void,
+  ): [YamlNode | undefined, number] {
     const char = text[at];
     if (char === "[") return this.flowSeq(text, at, opened);
     if (char === "{") return this.flowMap(text, at, opened);

@@ -13,8 +13,14 @@ const INT64_MAX = (1n << 63n) - 1n;
 const UINT64_MAX = (1n << 64n) - 1n;
 
 const WORDS: ReadonlyMap<string, GoScalar> = new Map<string, GoScalar>([
-  ...["y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"].map((w): [string, GoScalar] => [w, true]),
-  ...["n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"].map((w): [string, GoScalar] => [w, false]),
+  ...["y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"].map((w): [string, GoScalar] => [
+    w,
+    true,
+  ]),
+  ...["n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"].map((w): [string, GoScalar] => [
+    w,
+    false,
+  ]),
   ...["", "~", "null", "Null", "NULL"].map((w): [string, GoScalar] => [w, null]),
   ...[".nan", ".NaN", ".NAN"].map((w): [string, GoScalar] => [w, { float: Number.NaN }]),
   ...[".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"].map((w): [string, GoScalar] => [w, { float: Infinity }]),

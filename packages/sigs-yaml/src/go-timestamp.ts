@@ -35,7 +35,12 @@ function daysIn(month: number, year: number): number {
   return [4, 6, 9, 11].includes(month) ? 30 : 31;
 }
 
-const RANGES: Partial<Record<Field, readonly [number, number]>> = { month: [1, 12], hour: [0, 23], minute: [0, 59], second: [0, 59] };
+const RANGES: Partial<Record<Field, readonly [number, number]>> = {
+  month: [1, 12],
+  hour: [0, 23],
+  minute: [0, 59],
+  second: [0, 59],
+};
 
 /** What one step leaves of `text`, or undefined where time.Parse fails; `date` collects the year, month and day. */
 function step(step: Step, text: string, date: Record<string, number>): string | undefined {

@@ -127,7 +127,10 @@ export function zeroValue(type: GoType): unknown {
 
 /** Go's case folding of JSON keys: ASCII letters, plus the long s and the Kelvin sign, which fold to ASCII. */
 function foldKey(key: string): string {
-  return key.replace(/[A-Z]/g, (c) => c.toLowerCase()).replaceAll("\u017f", "s").replaceAll("\u212a", "k");
+  return key
+    .replace(/[A-Z]/g, (c) => c.toLowerCase())
+    .replaceAll("\u017f", "s")
+    .replaceAll("\u212a", "k");
 }
 
 /** The field a JSON key sets, as Go finds it: the exact name, else the first name equal to it without case. */

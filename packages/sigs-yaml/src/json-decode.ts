@@ -50,7 +50,8 @@ export class JsonDecoder {
    * it as it was, or where an error kept the value from being set.
    */
   decode(json: Json, type: GoType, base?: unknown, at: Context = TOP): unknown {
-    if (json === null) return type.kind === "pointer" || type.kind === "slice" || type.kind === "map" ? zeroValue(type) : undefined;
+    if (json === null)
+      return type.kind === "pointer" || type.kind === "slice" || type.kind === "map" ? zeroValue(type) : undefined;
     const target = indirect(type);
     switch (target.kind) {
       case "string":
@@ -79,7 +80,9 @@ export class JsonDecoder {
       }
       case "struct": {
         if (!(json instanceof Map)) return this.fail(json, target, at);
-        const out = { ...((base as Record<string, unknown> | undefined) ?? (zeroValue(target) as Record<string, unknown>)) };
+        const out = {
+          ...((base as Record<string, unknown> | undefined) ?? (zeroValue(target) as Record<string, unknown>)),
+        };
         for (const key of sortedKeys(json)) {
           const name = fieldFor(target, key);
           if (name === undefined) continue;

@@ -17,7 +17,6 @@
 import { formatJsonFloat } from "./go-scalar.js";
 import { type JsonValue, jsonEntries } from "./json-value.js";
 
-
 const REFUSED = /[\u007f-\u0084\u0086-\u009f\ufffe\uffff]/u;
 const NEL = "\u0085";
 const MAX_KEY_RUNES = 1024;
@@ -25,7 +24,15 @@ const CHUNK = 512;
 /** The runes go-yaml's scanner looks ahead at a token's start (its longest indicators, `--- ` and `... `). */
 const LOOKAHEAD = 4;
 
-const SHORT: Readonly<Record<string, string>> = { '"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+const SHORT: Readonly<Record<string, string>> = {
+  '"': '\\"',
+  "\\": "\\\\",
+  "\b": "\\b",
+  "\f": "\\f",
+  "\n": "\\n",
+  "\r": "\\r",
+  "\t": "\\t",
+};
 
 /** A string as encoding/json writes it, HTML characters and line and paragraph separators escaped, invalid UTF-16 as U+FFFD. */
 export function goJsonString(text: string): string {
@@ -64,7 +71,8 @@ function jsonText(value: JsonValue): { text: string; badColon?: number } {
         if (i > 0) text += ",";
         const quoted = goJsonString(key);
         text += quoted;
-        if (badColon === undefined && (quoted.includes(NEL) || [...quoted].length > MAX_KEY_RUNES)) badColon = text.length;
+        if (badColon === undefined && (quoted.includes(NEL) || [...quoted].length > MAX_KEY_RUNES))
+          badColon = text.length;
         text += ":";
         write(entry);
       });
@@ -112,7 +120,8 @@ export function readBackProblem(value: JsonValue): string | undefined {
   if (refused >= 0) {
     const chunk = chunkOf(text);
     // The reader has decoded every chunk up to the scanner's look-ahead at the `:` when the parser gives up.
-    if (chunk(refused) <= chunk(runesOn(text, badColon, LOOKAHEAD) - 1)) return "yaml: control characters are not allowed";
+    if (chunk(refused) <= chunk(runesOn(text, badColon, LOOKAHEAD) - 1))
+      return "yaml: control characters are not allowed";
   }
   const line = text.slice(0, badColon).split(NEL).length - 1;
   return `yaml: ${line > 0 ? `line ${line}: ` : ""}did not find expected ',' or '}'`;

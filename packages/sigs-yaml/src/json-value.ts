@@ -21,12 +21,16 @@ export type JsonValue =
   | { readonly [key: string]: JsonValue };
 
 /** The entries of an object or a Map, in their order. */
-export function jsonEntries(object: ReadonlyMap<string, JsonValue> | { readonly [key: string]: JsonValue }): [string, JsonValue][] {
+export function jsonEntries(
+  object: ReadonlyMap<string, JsonValue> | { readonly [key: string]: JsonValue },
+): [string, JsonValue][] {
   return object instanceof Map ? [...object] : Object.entries(object);
 }
 
 /** A Go map's JSON form: its entries in the order encoding/json writes them (keys sorted by their bytes). */
-export function goMap<T extends JsonValue>(entries: Iterable<readonly [string, T]> | { readonly [key: string]: T }): ReadonlyMap<string, T> {
+export function goMap<T extends JsonValue>(
+  entries: Iterable<readonly [string, T]> | { readonly [key: string]: T },
+): ReadonlyMap<string, T> {
   const list = Symbol.iterator in entries ? [...(entries as Iterable<readonly [string, T]>)] : Object.entries(entries);
   return new Map(list.sort(([a], [b]) => compareBytes(a, b)));
 }

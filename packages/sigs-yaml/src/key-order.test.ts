@@ -4,7 +4,20 @@ import { sortYamlKeys, yamlKeyLess } from "./key-order.js";
 describe("go-yaml v2's key order", () => {
   // The orders Go's go-yaml v2.4.0 gives (packages/conformance checks thousands more).
   it("compares runs of digits by value (other runes count as 0), letters last, a prefix first", () => {
-    expect(sortYamlKeys(["b", "a10", "a2", "a", "_x", "B", "a01", "a1", "10", "9", "é", "-"])).toEqual(["-", "_x", "9", "10", "B", "a", "a1", "a01", "a2", "a10", "b", "é"]);
+    expect(sortYamlKeys(["b", "a10", "a2", "a", "_x", "B", "a01", "a1", "10", "9", "é", "-"])).toEqual([
+      "-",
+      "_x",
+      "9",
+      "10",
+      "B",
+      "a",
+      "a1",
+      "a01",
+      "a2",
+      "a10",
+      "b",
+      "é",
+    ]);
   });
 
   it("compares letters of Go's Unicode tables, not the engine's", () => {

@@ -1,9 +1,18 @@
-import { Container, ContainerAdjustment, PodSandbox, ContainerState, LinuxResources, OwningPlugins, ValidateContainerAdjustmentRequest } from "@nri-ts/api";
+import {
+  Container,
+  ContainerAdjustment,
+  PodSandbox,
+  ContainerState,
+  LinuxResources,
+  OwningPlugins,
+  ValidateContainerAdjustmentRequest,
+} from "@nri-ts/api";
 import { describe, expect, it } from "vitest";
 import { goJson, jsonTag, MAP_FIELDS, marshalMessageYaml } from "./messages.js";
 
 /** Through the wire, as a stub hands messages to a plugin. */
-const decoded = <T>(fns: { encode(m: T): { finish(): Uint8Array }; decode(b: Uint8Array): T }, message: T) => fns.decode(fns.encode(message).finish());
+const decoded = <T>(fns: { encode(m: T): { finish(): Uint8Array }; decode(b: Uint8Array): T }, message: T) =>
+  fns.decode(fns.encode(message).finish());
 
 const stopped = Container.fromPartial({
   id: "abc",
@@ -46,7 +55,14 @@ describe("goJson: a message as Go's encoding/json writes its struct", () => {
   });
 
   it("keeps removal markers and their empty values", () => {
-    const adjust = decoded(ContainerAdjustment, ContainerAdjustment.fromPartial({ annotations: { "-gone": "", kept: "x" }, env: [{ key: "-MODE" }], linux: { netDevices: { "-eth1": {} } } }));
+    const adjust = decoded(
+      ContainerAdjustment,
+      ContainerAdjustment.fromPartial({
+        annotations: { "-gone": "", kept: "x" },
+        env: [{ key: "-MODE" }],
+        linux: { netDevices: { "-eth1": {} } },
+      }),
+    );
     expect(goJson(adjust)).toEqual({
       annotations: new Map([
         ["-gone", ""],
@@ -60,20 +76,20 @@ describe("goJson: a message as Go's encoding/json writes its struct", () => {
   it("tells a map from a message of the same name by the message it is in", () => {
     // `owners` is a message in the request and a map in OwningPlugins.
     expect(MAP_FIELDS.get(Object.keys(OwningPlugins.fromPartial({})).sort().join())).toEqual(new Set(["owners"]));
-    expect(MAP_FIELDS.get(Object.keys(ValidateContainerAdjustmentRequest.fromPartial({})).sort().join())).toEqual(new Set());
-    const request = decoded(ValidateContainerAdjustmentRequest, ValidateContainerAdjustmentRequest.fromPartial({ owners: { owners: { ctr: {} } } }));
+    expect(MAP_FIELDS.get(Object.keys(ValidateContainerAdjustmentRequest.fromPartial({})).sort().join())).toEqual(
+      new Set(),
+    );
+    const request = decoded(
+      ValidateContainerAdjustmentRequest,
+      ValidateContainerAdjustmentRequest.fromPartial({ owners: { owners: { ctr: {} } } }),
+    );
     expect(goJson(request)).toEqual({ owners: { owners: new Map([["ctr", {}]]) } });
   });
 
   it("turns the protocol's names back into its JSON tags", () => {
-    expect(["podSandboxId", "CDIDevices", "NRIVersion", "oomScoreAdj", "l3CacheSchema", "hugepageLimits"].map(jsonTag)).toEqual([
-      "pod_sandbox_id",
-      "CDI_devices",
-      "NRI_version",
-      "oom_score_adj",
-      "l3_cache_schema",
-      "hugepage_limits",
-    ]);
+    expect(
+      ["podSandboxId", "CDIDevices", "NRIVersion", "oomScoreAdj", "l3CacheSchema", "hugepageLimits"].map(jsonTag),
+    ).toEqual(["pod_sandbox_id", "CDI_devices", "NRI_version", "oom_score_adj", "l3_cache_schema", "hugepage_limits"]);
   });
 });
 
@@ -88,7 +104,9 @@ describe("marshalMessageYaml", () => {
 
   it("fails with the error text of the sigs.k8s.io/yaml asked for", () => {
     const pod = decoded(PodSandbox, PodSandbox.fromPartial({ name: "a\u007fb" }));
-    expect(() => marshalMessageYaml(pod)).toThrow("error converting JSON to YAML: yaml: control characters are not allowed");
+    expect(() => marshalMessageYaml(pod)).toThrow(
+      "error converting JSON to YAML: yaml: control characters are not allowed",
+    );
     expect(() => marshalMessageYaml(pod, { sigsYaml: "v1.4" })).toThrow(/^yaml: control characters are not allowed$/);
   });
 });

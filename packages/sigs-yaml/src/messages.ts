@@ -27,10 +27,13 @@ export const MAP_FIELDS: ReadonlyMap<string, ReadonlySet<string>> = (() => {
   for (const fns of Object.values(api)) {
     if (typeof fns !== "object" || fns === null || !("fromPartial" in fns) || !("decode" in fns)) continue;
     const base = (fns as api.MessageFns<object>).fromPartial({});
-    const maps = Object.entries(base).filter(([, value]) => value !== null && typeof value === "object" && !Array.isArray(value));
+    const maps = Object.entries(base).filter(
+      ([, value]) => value !== null && typeof value === "object" && !Array.isArray(value),
+    );
     const fields = new Set(maps.map(([field]) => field));
     const known = byShape.get(shape(base));
-    if (known && [...known].join() !== [...fields].join()) throw new Error(`two protocol messages of fields ${shape(base)} differ in their maps`);
+    if (known && [...known].join() !== [...fields].join())
+      throw new Error(`two protocol messages of fields ${shape(base)} differ in their maps`);
     byShape.set(shape(base), fields);
   }
   return byShape;

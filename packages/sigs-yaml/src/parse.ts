@@ -43,7 +43,12 @@ class Converter {
       if (inFlow && node.type === "PLAIN" && node.range && this.text[node.range[0]] === ":") {
         throw parserError(this.text, node.range[0], "did not find expected node content");
       }
-      out = { kind: "scalar", text: String(node.value ?? ""), plain: node.type === "PLAIN", tag: node.tag?.replace(/^!!/, "tag:yaml.org,2002:") };
+      out = {
+        kind: "scalar",
+        text: String(node.value ?? ""),
+        plain: node.type === "PLAIN",
+        tag: node.tag?.replace(/^!!/, "tag:yaml.org,2002:"),
+      };
     } else if (isSeq(node)) {
       const items: (YamlNode | null)[] = [];
       out = { kind: "seq", items };
@@ -56,7 +61,8 @@ class Converter {
       out = { kind: "map", pairs };
       if (node.anchor) this.anchors.set(node.anchor, out);
       const flow = inFlow || node.flow === true;
-      for (const pair of node.items) pairs.push([this.node(pair.key as Node | null, flow), this.node(pair.value as Node | null, flow)]);
+      for (const pair of node.items)
+        pairs.push([this.node(pair.key as Node | null, flow), this.node(pair.value as Node | null, flow)]);
       return out;
     } else {
       return null;
@@ -73,7 +79,12 @@ class Converter {
 export function parseYaml(text: string): YamlNode | null {
   const fast = fastParse(text);
   if (fast !== undefined) return fast;
-  const [doc]: Document[] = parseAllDocuments(text, { version: "1.1", schema: "failsafe", uniqueKeys: false, merge: false }) as Document[];
+  const [doc]: Document[] = parseAllDocuments(text, {
+    version: "1.1",
+    schema: "failsafe",
+    uniqueKeys: false,
+    merge: false,
+  }) as Document[];
   if (doc === undefined) return null;
   if (doc.errors.length > 0) throw new SigsYamlError(`error converting YAML to JSON: ${syntaxMessage(doc.errors[0])}`);
   return new Converter(text).node(doc.contents as Node | null);

@@ -26,11 +26,30 @@ const isBlankOrEnd = (rune: string | undefined) => isBlank(rune) || isBreak(rune
  */
 export function isPrintable(rune: string): boolean {
   const c = rune.codePointAt(0) as number;
-  return c === 0x0a || (c >= 0x20 && c <= 0x7e) || (c >= 0xa0 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd && c !== 0xfeff);
+  return (
+    c === 0x0a || (c >= 0x20 && c <= 0x7e) || (c >= 0xa0 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd && c !== 0xfeff)
+  );
 }
 
 /** Runes that make plain text impossible in block context when it starts with them. */
-const BLOCK_INDICATORS_FIRST = new Set(["#", ",", "[", "]", "{", "}", "&", "*", "!", "|", ">", "'", '"', "%", "@", "`"]);
+const BLOCK_INDICATORS_FIRST = new Set([
+  "#",
+  ",",
+  "[",
+  "]",
+  "{",
+  "}",
+  "&",
+  "*",
+  "!",
+  "|",
+  ">",
+  "'",
+  '"',
+  "%",
+  "@",
+  "`",
+]);
 
 export function analyzeScalar(runes: readonly string[]): ScalarAnalysis {
   if (runes.length === 0) return { multiline: false, blockPlain: true, singleQuoted: true, block: false };

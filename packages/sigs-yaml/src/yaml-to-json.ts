@@ -14,7 +14,14 @@
  */
 import { goQuote, MAX_YAML_NESTING } from "@nri-ts/api";
 import { SigsYamlError } from "./error.js";
-import { formatGoFloat, formatJsonFloat, type GoScalar, goScalarText, resolvePlain, resolveTagged } from "./go-scalar.js";
+import {
+  formatGoFloat,
+  formatJsonFloat,
+  type GoScalar,
+  goScalarText,
+  resolvePlain,
+  resolveTagged,
+} from "./go-scalar.js";
 import { fieldFor, type GoType, indirect } from "./go-type.js";
 import { type Json, JsonNumber } from "./json.js";
 import type { YamlMap, YamlNode, YamlScalar } from "./yaml-node.js";
@@ -131,14 +138,16 @@ class GoYamlDecoder {
   }
 
   private mapInto(node: YamlNode, out: GoYamlMap): void {
-    if (node.kind !== "map") throw new SigsYamlError(`${PREFIX}yaml: map merge requires map or sequence of maps as the value`);
+    if (node.kind !== "map")
+      throw new SigsYamlError(`${PREFIX}yaml: map merge requires map or sequence of maps as the value`);
     for (const [keyNode, valueNode] of node.pairs) {
       if (keyNode?.kind === "scalar" && keyNode.plain && keyNode.tag === undefined && keyNode.text === "<<") {
         this.merge(valueNode, out);
         continue;
       }
       const key = this.decode(keyNode);
-      if (Array.isArray(key) || key instanceof GoYamlMap) throw new SigsYamlError(`${PREFIX}yaml: invalid map key: ${goSyntax(key)}`);
+      if (Array.isArray(key) || key instanceof GoYamlMap)
+        throw new SigsYamlError(`${PREFIX}yaml: invalid map key: ${goSyntax(key)}`);
       out.set(key, this.decode(valueNode));
     }
   }
@@ -184,10 +193,15 @@ function keyText(key: GoScalar, value: GoYaml): string {
   if (typeof key === "boolean") return String(key);
   if (key !== null && "int" in key && key.int <= INT64_MAX) return key.int.toString();
   if (key !== null && "float" in key) {
-    return formatGoFloat(key.float, 32).replace(/^\+Inf$/, ".inf").replace(/^-Inf$/, "-.inf").replace(/^NaN$/, ".nan");
+    return formatGoFloat(key.float, 32)
+      .replace(/^\+Inf$/, ".inf")
+      .replace(/^-Inf$/, "-.inf")
+      .replace(/^NaN$/, ".nan");
   }
   const type = key === null ? "%!s(<nil>)" : "uint64";
-  throw new SigsYamlError(`${PREFIX}Unsupported map key of type: ${type}, key: ${goSyntax(key)}, value: ${goSyntax(value)}`);
+  throw new SigsYamlError(
+    `${PREFIX}Unsupported map key of type: ${type}, key: ${goSyntax(key)}, value: ${goSyntax(value)}`,
+  );
 }
 
 /** Step 2: a decoded value as JSON on its way to `type`. */

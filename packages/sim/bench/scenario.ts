@@ -31,7 +31,12 @@ const limits: Plugin = {
 function scenario(): object {
   const pods = Array.from({ length: PODS }, (_, i) => ({ name: `pod${i}`, labels: { app: "bench" } }));
   const containers = pods.flatMap((pod) =>
-    ["a", "b"].map((name) => ({ name: `${pod.name}-${name}`, pod: pod.name, args: ["/bin/app"], env: { PORT: "8080" } })),
+    ["a", "b"].map((name) => ({
+      name: `${pod.name}-${name}`,
+      pod: pod.name,
+      args: ["/bin/app"],
+      env: { PORT: "8080" },
+    })),
   );
   const steps = pods.flatMap(({ name: pod }) => [
     { "run-pod": pod },
@@ -50,7 +55,12 @@ function scenario(): object {
 
 /** Where a profile node's code lives: a workspace package, a dependency, Node itself, or V8's own work. */
 function placeOf(url: string, functionName: string): string {
-  if (url === "") return functionName === "(garbage collector)" ? "garbage collector" : functionName === "(idle)" ? "idle (waiting)" : "V8 and native code";
+  if (url === "")
+    return functionName === "(garbage collector)"
+      ? "garbage collector"
+      : functionName === "(idle)"
+        ? "idle (waiting)"
+        : "V8 and native code";
   const workspace = /\/packages\/(?:plugins\/)?([^/]+)\/(?:src|dist|bench)\//.exec(url);
   if (workspace) return `@nri-ts/${workspace[1]}`;
   const dependency = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
@@ -72,7 +82,10 @@ function functionOf({ url, functionName, lineNumber }: Profile["nodes"][number][
 }
 
 /** Self time by `key` of each sample's function, in ms, largest first. */
-function selfTime(profile: Profile, key: (frame: Profile["nodes"][number]["callFrame"]) => string): Array<[string, number]> {
+function selfTime(
+  profile: Profile,
+  key: (frame: Profile["nodes"][number]["callFrame"]) => string,
+): Array<[string, number]> {
   const place = new Map(profile.nodes.map((node) => [node.id, key(node.callFrame)]));
   const totals = new Map<string, number>();
   profile.samples.forEach((id, i) => {
@@ -115,9 +128,33 @@ async function main(): Promise<void> {
   const sampled = places.reduce((sum, [, ms]) => sum + ms, 0);
   const note = `${measured.steps} steps, 2 in-process plugins over the NRI protocol, virtual clock, after one warm-up run`;
   const results: BenchResult[] = [
-    result({ group: "nri-sim", what: `${measured.steps}-step scenario, two plugins: wall time`, ours: measured.ms, go: null, unit: "ms", target: null, note }),
-    result({ group: "nri-sim", what: "the same, per step", ours: (measured.ms / measured.steps) * 1000, go: null, unit: "µs", target: null, note }),
-    result({ group: "nri-sim", what: "the same, process CPU time", ours: cpuMs, go: null, unit: "ms", target: null, note: "all threads, garbage collection included" }),
+    result({
+      group: "nri-sim",
+      what: `${measured.steps}-step scenario, two plugins: wall time`,
+      ours: measured.ms,
+      go: null,
+      unit: "ms",
+      target: null,
+      note,
+    }),
+    result({
+      group: "nri-sim",
+      what: "the same, per step",
+      ours: (measured.ms / measured.steps) * 1000,
+      go: null,
+      unit: "µs",
+      target: null,
+      note,
+    }),
+    result({
+      group: "nri-sim",
+      what: "the same, process CPU time",
+      ours: cpuMs,
+      go: null,
+      unit: "ms",
+      target: null,
+      note: "all threads, garbage collection included",
+    }),
     ...places.slice(0, 10).map(([where, ms]) =>
       result({
         group: "nri-sim: where the time goes",
@@ -130,11 +167,22 @@ async function main(): Promise<void> {
       }),
     ),
     ...hottest.slice(0, 8).map(([what, ms]) =>
-      result({ group: "nri-sim: hottest functions", what, ours: (ms / sampled) * 100, go: null, unit: "% of samples", target: null, note: `${ms.toFixed(0)} ms self time` }),
+      result({
+        group: "nri-sim: hottest functions",
+        what,
+        ours: (ms / sampled) * 100,
+        go: null,
+        unit: "% of samples",
+        target: null,
+        note: `${ms.toFixed(0)} ms self time`,
+      }),
     ),
   ];
-  console.log(`${measured.steps} steps in ${measured.ms.toFixed(0)} ms (${((measured.ms / measured.steps) * 1000).toFixed(0)} µs a step), CPU ${cpuMs.toFixed(0)} ms`);
-  for (const [where, ms] of [...places.slice(0, 10), ...hottest.slice(0, 8)]) console.log(`  ${((ms / sampled) * 100).toFixed(1).padStart(5)}%  ${where}`);
+  console.log(
+    `${measured.steps} steps in ${measured.ms.toFixed(0)} ms (${((measured.ms / measured.steps) * 1000).toFixed(0)} µs a step), CPU ${cpuMs.toFixed(0)} ms`,
+  );
+  for (const [where, ms] of [...places.slice(0, 10), ...hottest.slice(0, 8)])
+    console.log(`  ${((ms / sampled) * 100).toFixed(1).padStart(5)}%  ${where}`);
   recordResults(results);
 }
 

@@ -1,4 +1,10 @@
-import { type Container, Container as ContainerFns, ContainerAdjustment, type DeepPartial, LinuxSchedulerPolicy } from "@nri-ts/api";
+import {
+  type Container,
+  Container as ContainerFns,
+  ContainerAdjustment,
+  type DeepPartial,
+  LinuxSchedulerPolicy,
+} from "@nri-ts/api";
 import { describe, expect, it } from "vitest";
 import { applyAdjustment } from "./apply-adjustment.js";
 
@@ -14,8 +20,17 @@ function container(overrides: Partial<Container> = {}): Container {
       { destination: "/a/b/c", source: "/x", type: "bind" },
     ],
     linux: {
-      resources: { memory: {}, cpu: { cpus: "", mems: "" }, hugepageLimits: [{ pageSize: "2MB", limit: 1n }], unified: {}, devices: [] },
-      namespaces: [{ type: "network", path: "/run/netns/a" }, { type: "ipc", path: "" }],
+      resources: {
+        memory: {},
+        cpu: { cpus: "", mems: "" },
+        hugepageLimits: [{ pageSize: "2MB", limit: 1n }],
+        unified: {},
+        devices: [],
+      },
+      namespaces: [
+        { type: "network", path: "/run/netns/a" },
+        { type: "ipc", path: "" },
+      ],
       sysctl: { "net.core.somaxconn": "128" },
     },
     ...overrides,
@@ -35,7 +50,16 @@ describe("applyAdjustment", () => {
 
   it("changes env in place, appends new variables, and drops entries without '=' as the OCI generator does", () => {
     const c = container();
-    applyAdjustment(c, adjustment({ env: [{ key: "MODE", value: "b" }, { key: "NEW", value: "1" }, { key: "-LAST", value: "" }] }));
+    applyAdjustment(
+      c,
+      adjustment({
+        env: [
+          { key: "MODE", value: "b" },
+          { key: "NEW", value: "1" },
+          { key: "-LAST", value: "" },
+        ],
+      }),
+    );
     expect(c.env).toEqual(["PATH=/bin", "MODE=b", "NEW=1"]);
   });
 
@@ -84,7 +108,14 @@ describe("applyAdjustment", () => {
     const c = container();
     applyAdjustment(
       c,
-      adjustment({ linux: { devices: [{ path: "/dev/sdb", type: "b", major: 8n, minor: 16n }, { path: "/dev/null", type: "c", major: 1n, minor: 3n }] } }),
+      adjustment({
+        linux: {
+          devices: [
+            { path: "/dev/sdb", type: "b", major: 8n, minor: 16n },
+            { path: "/dev/null", type: "c", major: 1n, minor: 3n },
+          ],
+        },
+      }),
     );
     expect(c.linux?.devices.map((d) => d.path)).toEqual(["/dev/sdb", "/dev/null"]);
     expect(c.linux?.resources?.devices.map((r) => [r.type, r.major?.value, r.minor?.value, r.access])).toEqual([
@@ -120,7 +151,10 @@ describe("applyAdjustment", () => {
           resources: {
             memory: { limit: { value: 512n }, reservation: { value: 256n } },
             cpu: { shares: { value: 100n }, cpus: "0-1" },
-            hugepageLimits: [{ pageSize: "2MB", limit: 4n }, { pageSize: "1GB", limit: 1n }],
+            hugepageLimits: [
+              { pageSize: "2MB", limit: 4n },
+              { pageSize: "1GB", limit: 1n },
+            ],
             pids: { limit: 10n },
           },
         },
@@ -139,14 +173,32 @@ describe("applyAdjustment", () => {
 
   it("maps SCHED_NONE to no scheduler, sets cgroups path and OOM score", () => {
     const c = container();
-    applyAdjustment(c, adjustment({ linux: { scheduler: { policy: LinuxSchedulerPolicy.SCHED_FIFO, priority: 10 }, cgroupsPath: "/x", oomScoreAdj: { value: -500n } } }));
+    applyAdjustment(
+      c,
+      adjustment({
+        linux: {
+          scheduler: { policy: LinuxSchedulerPolicy.SCHED_FIFO, priority: 10 },
+          cgroupsPath: "/x",
+          oomScoreAdj: { value: -500n },
+        },
+      }),
+    );
     expect(c.linux).toMatchObject({ cgroupsPath: "/x", oomScoreAdj: { value: -500n }, scheduler: { priority: 10 } });
     applyAdjustment(c, adjustment({ linux: { scheduler: { policy: LinuxSchedulerPolicy.SCHED_NONE } } }));
     expect(c.linux?.scheduler).toBeUndefined();
   });
 
   it("clears RDT on remove before setting fields", () => {
-    const c = container({ linux: { namespaces: [], devices: [], cgroupsPath: "", sysctl: {}, netDevices: {}, rdt: { closId: { value: "a" }, remove: false } } });
+    const c = container({
+      linux: {
+        namespaces: [],
+        devices: [],
+        cgroupsPath: "",
+        sysctl: {},
+        netDevices: {},
+        rdt: { closId: { value: "a" }, remove: false },
+      },
+    });
     applyAdjustment(c, adjustment({ linux: { rdt: { remove: true, schemata: { value: ["L3:0=f"] } } } }));
     expect(c.linux?.rdt).toEqual({ remove: false, schemata: { value: ["L3:0=f"] } });
   });

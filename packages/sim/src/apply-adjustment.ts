@@ -15,7 +15,13 @@ import type {
   LinuxResources,
   Mount,
 } from "@nri-ts/api";
-import { clearRemovalMarker, isMarkedForRemoval, keyValueToEnv, LinuxSchedulerPolicy, parseEnvEntry } from "@nri-ts/api";
+import {
+  clearRemovalMarker,
+  isMarkedForRemoval,
+  keyValueToEnv,
+  LinuxSchedulerPolicy,
+  parseEnvEntry,
+} from "@nri-ts/api";
 import { applyResources } from "./apply-resources.js";
 import { filledLinux } from "./container-parts.js";
 
@@ -119,7 +125,9 @@ function applyMounts(container: Container, mounts: Mount[]): void {
     if (!isMarkedForRemoval(mount.destination)) container.mounts.push(mount);
   }
   container.mounts.sort(
-    (a, b) => depth(a.destination) - depth(b.destination) || (a.destination < b.destination ? -1 : a.destination > b.destination ? 1 : 0),
+    (a, b) =>
+      depth(a.destination) - depth(b.destination) ||
+      (a.destination < b.destination ? -1 : a.destination > b.destination ? 1 : 0),
   );
 }
 
@@ -135,7 +143,8 @@ function applyLinux(linux: ReturnType<typeof filledLinux>, adjust: LinuxContaine
   applyNamespaces(linux, adjust);
   applyMap(linux.sysctl, adjust.sysctl);
   applyMap(linux.netDevices, adjust.netDevices);
-  if (adjust.memoryPolicy) ignored.push("linux.memoryPolicy (applied to the OCI spec; the Container message has no field for it)");
+  if (adjust.memoryPolicy)
+    ignored.push("linux.memoryPolicy (applied to the OCI spec; the Container message has no field for it)");
   if (adjust.resources) ignored.push(...applyResources(linux.resources, adjust.resources, "adjustment"));
   if (adjust.rdt) {
     if (adjust.rdt.remove) linux.rdt = undefined;

@@ -13,7 +13,16 @@ import type { HugepageLimit, LinuxCPU, LinuxMemory, LinuxResources } from "@nri-
 /** `adjustment`: a CreateContainer adjustment; `update`: a container update (solicited or not). */
 export type ResourceChange = "adjustment" | "update";
 
-const MEMORY_FIELDS = ["limit", "reservation", "swap", "kernel", "kernelTcp", "swappiness", "disableOomKiller", "useHierarchy"] as const;
+const MEMORY_FIELDS = [
+  "limit",
+  "reservation",
+  "swap",
+  "kernel",
+  "kernelTcp",
+  "swappiness",
+  "disableOomKiller",
+  "useHierarchy",
+] as const;
 const CPU_OPTIONALS = ["shares", "quota", "period", "realtimeRuntime", "realtimePeriod"] as const;
 const UPDATED_CPU_OPTIONALS: ReadonlySet<string> = new Set(["shares", "quota", "period"]);
 

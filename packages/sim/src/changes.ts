@@ -35,8 +35,7 @@ export function ownerKey(change: Pick<Change, "field" | "key">): string {
 type OwnerOf = (field: Field, key?: string) => string | undefined;
 
 function ownerLookup(owners: FieldOwners | undefined): OwnerOf {
-  return (field, key) =>
-    key === undefined ? owners?.simple[field] : owners?.compound[field]?.owners[key];
+  return (field, key) => (key === undefined ? owners?.simple[field] : owners?.compound[field]?.owners[key]);
 }
 
 class ChangeList {
@@ -58,8 +57,10 @@ class ChangeList {
   /** A map field: removals first, as the runtime applies them. */
   map(field: Field, label: string, map: Record<string, unknown>, show: (value: unknown) => string): void {
     const keys = Object.keys(map).sort();
-    for (const key of keys.filter(isMarkedForRemoval)) this.add(field, clearRemovalMarker(key), `${label} ${key} (remove)`, true);
-    for (const key of keys.filter((k) => !isMarkedForRemoval(k))) this.add(field, key, `${label} ${key}=${show(map[key])}`);
+    for (const key of keys.filter(isMarkedForRemoval))
+      this.add(field, clearRemovalMarker(key), `${label} ${key} (remove)`, true);
+    for (const key of keys.filter((k) => !isMarkedForRemoval(k)))
+      this.add(field, key, `${label} ${key}=${show(map[key])}`);
   }
 }
 
@@ -105,7 +106,11 @@ function resourceChanges(list: ChangeList, resources: LinuxResources): void {
   if (resources.pids) list.add(Field.PidsLimit, undefined, `pids.limit ${resources.pids.limit}`);
   for (const rule of resources.devices) {
     const id = `${rule.major?.value ?? "*"}:${rule.minor?.value ?? "*"}`;
-    list.add(undefined, undefined, `device rule ${rule.allow ? "allow" : "deny"} ${rule.type || "a"} ${id} ${rule.access}`);
+    list.add(
+      undefined,
+      undefined,
+      `device rule ${rule.allow ? "allow" : "deny"} ${rule.type || "a"} ${id} ${rule.access}`,
+    );
   }
 }
 
@@ -117,27 +122,59 @@ function linuxChanges(list: ChangeList, linux: LinuxContainerAdjustment): void {
   for (const device of linux.devices) {
     const path = clearRemovalMarker(device.path);
     const remove = isMarkedForRemoval(device.path);
-    list.add(Field.Devices, path, remove ? `device ${device.path} (remove)` : `device ${path} (${device.type} ${device.major}:${device.minor})`, remove);
+    list.add(
+      Field.Devices,
+      path,
+      remove ? `device ${device.path} (remove)` : `device ${path} (${device.type} ${device.major}:${device.minor})`,
+      remove,
+    );
   }
   if (linux.resources) resourceChanges(list, linux.resources);
   if (linux.cgroupsPath) list.add(Field.CgroupsPath, undefined, `cgroupsPath ${linux.cgroupsPath}`);
   if (linux.oomScoreAdj) list.add(Field.OomScoreAdj, undefined, `oomScoreAdj ${linux.oomScoreAdj.value}`);
-  if (linux.ioPriority) list.add(Field.IoPriority, undefined, `ioPriority class ${linux.ioPriority.class} priority ${linux.ioPriority.priority}`);
-  if (linux.seccompPolicy) list.add(Field.SeccompPolicy, undefined, `seccompPolicy default ${linux.seccompPolicy.defaultAction}`);
+  if (linux.ioPriority)
+    list.add(
+      Field.IoPriority,
+      undefined,
+      `ioPriority class ${linux.ioPriority.class} priority ${linux.ioPriority.priority}`,
+    );
+  if (linux.seccompPolicy)
+    list.add(Field.SeccompPolicy, undefined, `seccompPolicy default ${linux.seccompPolicy.defaultAction}`);
   for (const namespace of linux.namespaces) {
     const type = clearRemovalMarker(namespace.type);
     const remove = isMarkedForRemoval(namespace.type);
-    list.add(Field.Namespace, type, remove ? `namespace ${namespace.type} (remove)` : `namespace ${type} ${namespace.path}`, remove);
+    list.add(
+      Field.Namespace,
+      type,
+      remove ? `namespace ${namespace.type} (remove)` : `namespace ${type} ${namespace.path}`,
+      remove,
+    );
   }
   list.map(Field.Sysctl, "sysctl", linux.sysctl, String);
-  list.map(Field.LinuxNetDevices, "netDevice", linux.netDevices, (d) => (d as { name?: string } | undefined)?.name ?? "");
-  if (linux.scheduler) list.add(Field.LinuxSched, undefined, `scheduler policy ${linux.scheduler.policy} priority ${linux.scheduler.priority}`);
+  list.map(
+    Field.LinuxNetDevices,
+    "netDevice",
+    linux.netDevices,
+    (d) => (d as { name?: string } | undefined)?.name ?? "",
+  );
+  if (linux.scheduler)
+    list.add(
+      Field.LinuxSched,
+      undefined,
+      `scheduler policy ${linux.scheduler.policy} priority ${linux.scheduler.priority}`,
+    );
   const rdt = linux.rdt;
   if (rdt?.remove) list.add(Field.RdtClosID, undefined, "rdt (remove)", true);
   if (rdt?.closId) list.add(Field.RdtClosID, undefined, `rdt.closId ${rdt.closId.value}`);
   if (rdt?.schemata) list.add(Field.RdtSchemata, undefined, `rdt.schemata ${rdt.schemata.value.join(",")}`);
-  if (rdt?.enableMonitoring) list.add(Field.RdtEnableMonitoring, undefined, `rdt.enableMonitoring ${rdt.enableMonitoring.value}`);
-  if (linux.memoryPolicy) list.add(Field.MemoryPolicy, undefined, `memoryPolicy mode ${linux.memoryPolicy.mode} nodes ${linux.memoryPolicy.nodes}`);
+  if (rdt?.enableMonitoring)
+    list.add(Field.RdtEnableMonitoring, undefined, `rdt.enableMonitoring ${rdt.enableMonitoring.value}`);
+  if (linux.memoryPolicy)
+    list.add(
+      Field.MemoryPolicy,
+      undefined,
+      `memoryPolicy mode ${linux.memoryPolicy.mode} nodes ${linux.memoryPolicy.nodes}`,
+    );
 }
 
 /**
@@ -154,7 +191,12 @@ export function adjustmentChanges(
   list.map(Field.Annotations, "annotation", adjust.annotations, String);
   for (const env of adjust.env) {
     const remove = isMarkedForRemoval(env.key);
-    list.add(Field.Env, clearRemovalMarker(env.key), remove ? `env ${env.key} (remove)` : `env ${env.key}=${env.value}`, remove);
+    list.add(
+      Field.Env,
+      clearRemovalMarker(env.key),
+      remove ? `env ${env.key} (remove)` : `env ${env.key}=${env.value}`,
+      remove,
+    );
   }
   if (adjust.args.length > 0) list.add(Field.Args, undefined, `args ${JSON.stringify(adjust.args)}`);
   if (adjust.hooks) {
@@ -175,12 +217,17 @@ export function adjustmentChanges(
       remove,
     );
   }
-  for (const rlimit of adjust.rlimits) list.add(Field.Rlimits, rlimit.type, `rlimit ${rlimit.type} soft ${rlimit.soft} hard ${rlimit.hard}`);
+  for (const rlimit of adjust.rlimits)
+    list.add(Field.Rlimits, rlimit.type, `rlimit ${rlimit.type} soft ${rlimit.soft} hard ${rlimit.hard}`);
   return list.changes;
 }
 
 /** The changes of one container update's resources. */
-export function resourceUpdateChanges(resources: LinuxResources | undefined, containerId: string, owners?: OwningPlugins): Change[] {
+export function resourceUpdateChanges(
+  resources: LinuxResources | undefined,
+  containerId: string,
+  owners?: OwningPlugins,
+): Change[] {
   const list = new ChangeList(ownerLookup(owners?.owners[containerId]));
   if (resources) resourceChanges(list, resources);
   return list.changes;

@@ -46,7 +46,11 @@ describe("nri-sim run", () => {
       ].join("\n"),
     );
     expect(stdout).toContain(
-      ["✓  4 exit app  line 12", "     10-annotate  StopContainer", "     │ 10-annotate: saw app stop with exit code 137 (OOMKilled)"].join("\n"),
+      [
+        "✓  4 exit app  line 12",
+        "     10-annotate  StopContainer",
+        "     │ 10-annotate: saw app stop with exit code 137 (OOMKilled)",
+      ].join("\n"),
     );
     expect(stdout).toContain("     container app: exited 137 (OOMKilled): out of memory");
     expect(lines.slice(-4)).toEqual([
@@ -59,13 +63,31 @@ describe("nri-sim run", () => {
   });
 
   it("prints the report as JSON with --json", async () => {
-    const { status, stdout } = await cli("run", join(fixtures, "good.yaml"), "--plugin", join(fixtures, "annotate.ts"), "--json");
+    const { status, stdout } = await cli(
+      "run",
+      join(fixtures, "good.yaml"),
+      "--plugin",
+      join(fixtures, "annotate.ts"),
+      "--json",
+    );
     const report = JSON.parse(stdout) as SimReport;
     expect(status).toBe(0);
     expect(report.ok).toBe(true);
-    expect(report.steps.map((s) => s.step)).toEqual(["run-pod web", "create app", "start app", "exit app", "remove app"]);
+    expect(report.steps.map((s) => s.step)).toEqual([
+      "run-pod web",
+      "create app",
+      "start app",
+      "exit app",
+      "remove app",
+    ]);
     expect(report.steps[1].changes).toEqual([
-      { field: "Annotations", key: "fixture.nri-ts/seen", remove: false, text: "annotation fixture.nri-ts/seen=app", owner: "10-annotate" },
+      {
+        field: "Annotations",
+        key: "fixture.nri-ts/seen",
+        remove: false,
+        text: "annotation fixture.nri-ts/seen=app",
+        owner: "10-annotate",
+      },
     ]);
   });
 
@@ -86,7 +108,12 @@ describe("nri-sim run", () => {
   });
 
   it("fails with status 1 when a plugin crashes, and goes on without it", async () => {
-    const { status, stdout } = await cli("run", join(fixtures, "good.yaml"), "--plugin", `10-crasher=${join(fixtures, "crasher.ts")}`);
+    const { status, stdout } = await cli(
+      "run",
+      join(fixtures, "good.yaml"),
+      "--plugin",
+      `10-crasher=${join(fixtures, "crasher.ts")}`,
+    );
     expect(stdout).toContain("     plugin 10-crasher was dropped by the runtime");
     expect(stdout).toContain("     │ 10-crasher: crashing on purpose");
     expect(stdout).toContain("✓  3 start app");
@@ -95,7 +122,12 @@ describe("nri-sim run", () => {
   });
 
   it("fails with status 1 when an expectation does not hold, and says what differs", async () => {
-    const { status, stdout } = await cli("run", join(fixtures, "expect-fails.yaml"), "--plugin", join(fixtures, "annotate.ts"));
+    const { status, stdout } = await cli(
+      "run",
+      join(fixtures, "expect-fails.yaml"),
+      "--plugin",
+      join(fixtures, "annotate.ts"),
+    );
     expect(stdout).toContain(
       [
         "✗ line 8, after step 2 (create app)",
@@ -124,7 +156,7 @@ describe("nri-sim run", () => {
         '     error: validator "00-default-validator" rejected container adjustment, reason: validation error: plugin "10-hooker" attempted restricted OCI hook injection',
         "     10-hooker             CreateContainer",
         "     00-default-validator  ValidateContainerAdjustment",
-        "     00-default-validator rejected the adjustment: validation error: plugin \"10-hooker\" attempted restricted OCI hook injection",
+        '     00-default-validator rejected the adjustment: validation error: plugin "10-hooker" attempted restricted OCI hook injection',
       ].join("\n"),
     );
     expect(stdout).toContain("plugins: 00-default-validator (builtin), 10-hooker (module");
@@ -146,11 +178,21 @@ describe("nri-sim run", () => {
     afterAll(() => rm(dir, { recursive: true, force: true }));
 
     it("launches a plugin directory with its config directory", async () => {
-      const { stdout, stderr } = await cli("run", join(fixtures, "good.yaml"), "--plugin-dir", dir, "--config-dir", dir, "--json");
+      const { stdout, stderr } = await cli(
+        "run",
+        join(fixtures, "good.yaml"),
+        "--plugin-dir",
+        dir,
+        "--config-dir",
+        dir,
+        "--json",
+      );
       expect(stderr).toBe("");
       const report = JSON.parse(stdout) as SimReport;
       expect(report.plugins).toEqual([{ name: "20-launched", source: "executable" }]);
-      expect(report.steps[1].changes.map((c) => [c.text, c.owner])).toEqual([["env FROM_CONFIG_DIR=launched", "20-launched"]]);
+      expect(report.steps[1].changes.map((c) => [c.text, c.owner])).toEqual([
+        ["env FROM_CONFIG_DIR=launched", "20-launched"],
+      ]);
     });
 
     it("launches --exec plugins with --plugin-config", async () => {
@@ -174,7 +216,11 @@ describe("nri-sim run", () => {
 describe("nri-sim command line", () => {
   it("checks a scenario without running it", async () => {
     const file = join(fixtures, "good.yaml");
-    expect(await cli("check", file)).toEqual({ status: 0, stdout: `${file}: 5 steps, 2 expectations, all well formed\n`, stderr: "" });
+    expect(await cli("check", file)).toEqual({
+      status: 0,
+      stdout: `${file}: 5 steps, 2 expectations, all well formed\n`,
+      stderr: "",
+    });
   });
 
   it("explains a bad command line and exits 2", async () => {
@@ -232,7 +278,9 @@ describe("nri-sim run exits 2 when a plugin did not run", () => {
   it("--exec a file without an execute bit", async () => {
     const path = await file("20-notexec", "#!/bin/sh\nexit 0\n", 0o644);
     const { status, stderr } = await cli("run", scenario, "--exec", path);
-    expect(stderr).toBe(`plugin 20-notexec (${path}) did not run: it is not executable (mode 0644): a runtime would not run it; chmod +x it\n`);
+    expect(stderr).toBe(
+      `plugin 20-notexec (${path}) did not run: it is not executable (mode 0644): a runtime would not run it; chmod +x it\n`,
+    );
     expect(status).toBe(2);
   });
 
@@ -253,7 +301,11 @@ describe("nri-sim run exits 2 when a plugin did not run", () => {
     const path = await file("40-dies", '#!/bin/sh\necho "reading config" >&2\necho "fatal: no config" >&2\nexit 3\n');
     const { status, stderr } = await cli("run", scenario, "--exec", `45-named=${path}`);
     expect(stderr.split("\n")).toEqual([
-      expect.stringMatching(new RegExp(`^plugin 45-named \\(${path}\\) did not run: failed to start pre-installed NRI plugin "named": .*\\(the plugin exited with code 3\\)$`)),
+      expect.stringMatching(
+        new RegExp(
+          `^plugin 45-named \\(${path}\\) did not run: failed to start pre-installed NRI plugin "named": .*\\(the plugin exited with code 3\\)$`,
+        ),
+      ),
       "  │ reading config",
       "  │ fatal: no config",
       "",
@@ -265,13 +317,19 @@ describe("nri-sim run exits 2 when a plugin did not run", () => {
     const path = await file("50-silent", "#!/bin/sh\nexec /bin/sleep 30\n");
     const quick = await file("quick.yaml", "runtime: {registrationTimeout: 300ms}\nsteps: [{wait: 1ms}]\n", 0o644);
     const { status, stderr } = await cli("run", quick, "--exec", path);
-    expect(stderr).toMatch(new RegExp(`^plugin 50-silent \\(${path}\\) did not run: failed to start pre-installed NRI plugin "silent": .*timed out`));
+    expect(stderr).toMatch(
+      new RegExp(
+        `^plugin 50-silent \\(${path}\\) did not run: failed to start pre-installed NRI plugin "silent": .*timed out`,
+      ),
+    );
     expect(status).toBe(2);
   });
 
   it("--plugin a module that is not there, or one that exits before it connects", async () => {
     const missing = join(setupDir, "60-gone.ts");
-    expect((await cli("run", scenario, "--plugin", missing)).stderr).toBe(`plugin 60-gone (${missing}) did not run: no such file\n`);
+    expect((await cli("run", scenario, "--plugin", missing)).stderr).toBe(
+      `plugin 60-gone (${missing}) did not run: no such file\n`,
+    );
     const dies = join(fixtures, "dies-at-start.ts");
     const { status, stdout, stderr } = await cli("run", scenario, "--plugin", `70-dies=${dies}`);
     expect(stdout).toBe("");
@@ -311,7 +369,9 @@ describe("nri-sim run exits 2 when a plugin did not run", () => {
     await chmod(join(plugins, "80-forgotten"), 0o755);
     const second = await cli("run", scenario, "--plugin-dir", plugins);
     expect(second.stderr).toMatch(
-      new RegExp(`^plugin 80-forgotten \\(${join(plugins, "80-forgotten")}\\) did not run: failed to start pre-installed NRI plugin "forgotten": `),
+      new RegExp(
+        `^plugin 80-forgotten \\(${join(plugins, "80-forgotten")}\\) did not run: failed to start pre-installed NRI plugin "forgotten": `,
+      ),
     );
     expect(second.status).toBe(2);
   });
@@ -342,9 +402,9 @@ describe("simulate() rejects with a PluginSetupError when a plugin did not run",
   it("names each plugin, why, and what it printed last", async () => {
     const dies = join(fixtures, "dies-at-start.ts");
     const missing = join(setupDir, "90-missing");
-    const failure = await simulate("steps: [{wait: 1ms}]", { plugins: [{ module: dies, index: "70", name: "dies" }] }).catch(
-      (error: unknown) => error,
-    );
+    const failure = await simulate("steps: [{wait: 1ms}]", {
+      plugins: [{ module: dies, index: "70", name: "dies" }],
+    }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(PluginSetupError);
     expect((failure as PluginSetupError).failures).toEqual([
       {

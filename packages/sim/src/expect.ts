@@ -19,16 +19,22 @@ export function checkExpectation(expectation: Expectation, step: StepReport, vie
   const failures: string[] = [];
   if (expectation.ok !== undefined && expectation.ok !== step.ok) {
     failures.push(
-      expectation.ok ? `expected the step to succeed, but it failed: ${step.error}` : "expected the step to fail, but it succeeded",
+      expectation.ok
+        ? `expected the step to succeed, but it failed: ${step.error}`
+        : "expected the step to fail, but it succeeded",
     );
   }
   if (expectation.error !== undefined) {
-    if (step.ok) failures.push(`expected an error containing ${JSON.stringify(expectation.error)}, but the step succeeded`);
+    if (step.ok)
+      failures.push(`expected an error containing ${JSON.stringify(expectation.error)}, but the step succeeded`);
     else if (!step.error?.includes(expectation.error)) {
-      failures.push(`expected an error containing ${JSON.stringify(expectation.error)}, got ${JSON.stringify(step.error)}`);
+      failures.push(
+        `expected an error containing ${JSON.stringify(expectation.error)}, got ${JSON.stringify(step.error)}`,
+      );
     }
   }
-  if (expectation.adjustment !== undefined) failures.push(...mismatches(expectation.adjustment, step.adjustment, "adjustment"));
+  if (expectation.adjustment !== undefined)
+    failures.push(...mismatches(expectation.adjustment, step.adjustment, "adjustment"));
   for (const [key, owner] of Object.entries(expectation.owners ?? {})) {
     const changes = [...step.changes, ...step.updates.flatMap((u) => u.changes)].filter((c) => ownerKey(c) === key);
     if (changes.length === 0) failures.push(`owners.${key}: expected ${owner}, but nothing changed ${key}`);
@@ -45,7 +51,8 @@ export function checkExpectation(expectation: Expectation, step: StepReport, vie
     }));
     failures.push(...mismatches(expectation.updates, updates, "updates"));
   }
-  if (expectation.evictions !== undefined) failures.push(...mismatches(expectation.evictions, step.evictions, "evictions"));
+  if (expectation.evictions !== undefined)
+    failures.push(...mismatches(expectation.evictions, step.evictions, "evictions"));
   if (expectation.failures !== undefined) failures.push(...mismatches(expectation.failures, step.failures, "failures"));
   for (const [plugin, events] of Object.entries(expectation.events ?? {})) {
     const got = step.events.filter((e) => e.plugin === plugin).map((e) => e.event);

@@ -58,7 +58,11 @@ function commit(fault: FaultKind, ctx: HandlerContext): Promise<never> | Promise
 }
 
 /** The plugin with each lifecycle handler checking `faults` first; `fired` hears each fault before it happens. */
-export function faultingHandlers(plugin: Plugin, faults: FaultSwitch, fired: (fault: ArmedFault) => void = () => {}): Plugin {
+export function faultingHandlers(
+  plugin: Plugin,
+  faults: FaultSwitch,
+  fired: (fault: ArmedFault) => void = () => {},
+): Plugin {
   const wrapped: Record<string, unknown> = { ...plugin };
   for (const [name, event] of Object.entries(HANDLER_EVENTS)) {
     const handler = plugin[name as keyof Plugin] as ((...args: unknown[]) => unknown) | undefined;

@@ -12,7 +12,15 @@ export { type PluginSpec } from "./plugin-sources.js";
 export { PluginSetupError, type PluginSetupFailure } from "./plugin-setup.js";
 export { type PluginProgram, pluginProgram, type ProgramRun } from "./program.js";
 export { formatBytes, parseDuration, parseQuantity } from "./quantity.js";
-export { renderEvents, renderExpectation, renderHeader, renderReport, renderSetup, renderStep, renderSummary } from "./render-text.js";
+export {
+  renderEvents,
+  renderExpectation,
+  renderHeader,
+  renderReport,
+  renderSetup,
+  renderStep,
+  renderSummary,
+} from "./render-text.js";
 export type {
   DeliveredEvent,
   EvictionReport,

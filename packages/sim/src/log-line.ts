@@ -37,7 +37,9 @@ function parseJson(text: string): Map<string, string> | undefined {
   try {
     const object = JSON.parse(text) as Record<string, unknown>;
     if (typeof object.msg !== "string") return undefined;
-    return new Map(Object.entries(object).map(([key, value]) => [key, typeof value === "string" ? value : JSON.stringify(value)]));
+    return new Map(
+      Object.entries(object).map(([key, value]) => [key, typeof value === "string" ? value : JSON.stringify(value)]),
+    );
   } catch {
     return undefined;
   }

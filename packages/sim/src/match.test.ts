@@ -13,7 +13,9 @@ describe("mismatches", () => {
   });
 
   it("compares lists item by item and by length", () => {
-    expect(mismatches([{ k: 1 }], [{ k: 1 }, { k: 2 }], "l")).toEqual(['l: expected 1 item(s), got 2: [{"k":1},{"k":2}]']);
+    expect(mismatches([{ k: 1 }], [{ k: 1 }, { k: 2 }], "l")).toEqual([
+      'l: expected 1 item(s), got 2: [{"k":1},{"k":2}]',
+    ]);
     expect(mismatches([1, 2], [1, 3], "l")).toEqual(["l[1]: expected 2, got 3"]);
   });
 

@@ -18,12 +18,17 @@ export function tsxLoader(modulePath: string): string {
       // not there; try the next place
     }
   }
-  throw new PluginSetupError(`${modulePath}: a TypeScript plugin needs a loader; install tsx next to it, or compile it and pass the .js file`);
+  throw new PluginSetupError(
+    `${modulePath}: a TypeScript plugin needs a loader; install tsx next to it, or compile it and pass the .js file`,
+  );
 }
 
 /** Options for a `node` that runs `file` itself, as a user or a runtime would. */
 export function nodeOptionsFor(file: string): string[] {
-  return [...(TYPESCRIPT.test(file) ? ["--import", tsxLoader(file)] : []), ...(RUNNING_FROM_SOURCES ? ["--conditions=@nri-ts/source"] : [])];
+  return [
+    ...(TYPESCRIPT.test(file) ? ["--import", tsxLoader(file)] : []),
+    ...(RUNNING_FROM_SOURCES ? ["--conditions=@nri-ts/source"] : []),
+  ];
 }
 
 /**
@@ -36,6 +41,7 @@ export function childNodeOptions(modulePath: string): string[] {
   if ((RUNNING_FROM_SOURCES || TYPESCRIPT.test(modulePath)) && !options.some((o) => o.includes("tsx"))) {
     options.push("--import", tsxLoader(modulePath));
   }
-  if (RUNNING_FROM_SOURCES && !options.some((o) => o.includes("@nri-ts/source"))) options.push("--conditions=@nri-ts/source");
+  if (RUNNING_FROM_SOURCES && !options.some((o) => o.includes("@nri-ts/source")))
+    options.push("--conditions=@nri-ts/source");
   return options;
 }

@@ -39,7 +39,13 @@ describe("parseScenario", () => {
       "stop-pod web",
       "remove-pod web",
     ]);
-    expect(scenario.steps[4]).toMatchObject({ kind: "exit", container: "web/nginx", code: 137, reason: "OOMKilled", line: 38 });
+    expect(scenario.steps[4]).toMatchObject({
+      kind: "exit",
+      container: "web/nginx",
+      code: 137,
+      reason: "OOMKilled",
+      line: 38,
+    });
     const [nginx] = scenario.containers;
     expect(nginx.env).toEqual(["NGINX_PORT=8080"]);
     expect(nginx.resources?.memory?.limit).toEqual({ value: 256n * 1024n * 1024n });
@@ -105,7 +111,9 @@ steps:
   - create: app
   - create: b/app
 `;
-    expect(errorOf(text)).toBe('bad.yaml:5:13: steps[0].create: container name "app" is ambiguous; write one of: a/app, b/app');
+    expect(errorOf(text)).toBe(
+      'bad.yaml:5:13: steps[0].create: container name "app" is ambiguous; write one of: a/app, b/app',
+    );
   });
 
   it("takes env as a mapping or as KEY=value strings", () => {
@@ -128,7 +136,9 @@ expect:
   - {after: 1, ok: true}
   - {after: create app, ok: true}
 `;
-    expect(errorOf(text)).toBe('bad.yaml:10:13: expect[1].after: "create app" names steps 2, 3; write the step number instead');
+    expect(errorOf(text)).toBe(
+      'bad.yaml:10:13: expect[1].after: "create app" names steps 2, 3; write the step number instead',
+    );
   });
 
   it("checks event names in expectations", () => {
@@ -136,7 +146,9 @@ expect:
   - after: create app
     events: {10-x: [CreateContainer, Created]}
 `;
-    expect(errorOf(text)).toMatch(/^bad\.yaml:9:38: expect\[0\]\.events\.10-x\[1\]: unknown event "Created"; events are: RunPodSandbox, /);
+    expect(errorOf(text)).toMatch(
+      /^bad\.yaml:9:38: expect\[0\]\.events\.10-x\[1\]: unknown event "Created"; events are: RunPodSandbox, /,
+    );
   });
 
   it("reads every kind of step", () => {

@@ -3,19 +3,28 @@ import { plain } from "./plain.js";
 
 describe("plain", () => {
   it("unwraps optional wrappers and keeps a wrapped zero", () => {
-    expect(plain({ memory: { limit: { value: 0n }, swap: undefined }, cpu: { cpus: "", shares: { value: 512n } } })).toEqual({
+    expect(
+      plain({ memory: { limit: { value: 0n }, swap: undefined }, cpu: { cpus: "", shares: { value: 512n } } }),
+    ).toEqual({
       memory: { limit: 0 },
       cpu: { shares: 512 },
     });
   });
 
   it("drops defaults and empty collections", () => {
-    expect(plain({ annotations: {}, mounts: [], env: [{ key: "A", value: "" }], args: [] })).toEqual({ env: [{ key: "A" }] });
+    expect(plain({ annotations: {}, mounts: [], env: [{ key: "A", value: "" }], args: [] })).toEqual({
+      env: [{ key: "A" }],
+    });
     expect(plain({ a: {}, b: [] })).toBeUndefined();
   });
 
   it("keeps map entries whatever their value: removal markers", () => {
-    expect(plain({ annotations: { "-a": "", b: "x" }, linux: { netDevices: { "-eth1": undefined, eth2: { name: "" } }, sysctl: {} } })).toEqual({
+    expect(
+      plain({
+        annotations: { "-a": "", b: "x" },
+        linux: { netDevices: { "-eth1": undefined, eth2: { name: "" } }, sysctl: {} },
+      }),
+    ).toEqual({
       annotations: { "-a": "", b: "x" },
       linux: { netDevices: { "-eth1": null, eth2: null } },
     });

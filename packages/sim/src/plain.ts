@@ -17,7 +17,9 @@ function isWrapper(value: object): value is { value: unknown } {
 
 function scalar(value: bigint | number): number | string {
   if (typeof value === "number") return value;
-  return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : String(value);
+  return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
+    ? Number(value)
+    : String(value);
 }
 
 /** The protocol's map fields (string keys); their entries are data, not fields with defaults. */
@@ -52,7 +54,8 @@ export function plain(value: unknown): Plain | undefined {
     if (isWrapper(value)) return wrapped(value.value);
     const out: Record<string, Plain> = {};
     for (const [key, item] of Object.entries(value)) {
-      const converted = MAP_FIELDS.has(key) && item !== null && typeof item === "object" ? mapEntries(item) : plain(item);
+      const converted =
+        MAP_FIELDS.has(key) && item !== null && typeof item === "object" ? mapEntries(item) : plain(item);
       if (converted !== undefined) out[key] = converted;
     }
     return Object.keys(out).length === 0 ? undefined : out;

@@ -50,14 +50,17 @@ async function main(): Promise<void> {
   const faults = new FaultSwitch();
   followFaultCommands(faults);
   const faulting = faultingHandlers(plugin, faults, () => process.stdout.write(`${FAULT_FIRED_MARK}\n`));
-  await runPlugin(markingHandlers(faulting, () => process.stdout.write(`${HANDLER_DONE_MARK}\n`)), {
-    index,
-    name,
-    socketPath,
-    env: {},
-    logger: pluginStubLogger(process.stdout),
-    failurePolicy,
-  });
+  await runPlugin(
+    markingHandlers(faulting, () => process.stdout.write(`${HANDLER_DONE_MARK}\n`)),
+    {
+      index,
+      name,
+      socketPath,
+      env: {},
+      logger: pluginStubLogger(process.stdout),
+      failurePolicy,
+    },
+  );
 }
 
 main().catch((error: unknown) => {

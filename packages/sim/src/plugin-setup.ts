@@ -78,7 +78,8 @@ async function executableProblem(path: string): Promise<string | undefined> {
   try {
     const stats = await stat(path);
     if (stats.isDirectory()) return "it is a directory, not a program";
-    if ((stats.mode & 0o111) === 0) return `it is not executable (mode ${modeText(stats.mode)}): a runtime would not run it; chmod +x it`;
+    if ((stats.mode & 0o111) === 0)
+      return `it is not executable (mode ${modeText(stats.mode)}): a runtime would not run it; chmod +x it`;
     return undefined;
   } catch (error) {
     return fileError(error);
@@ -116,9 +117,18 @@ export async function checkPluginFiles(
   for (const [i, spec] of specs.entries()) {
     const plugin = `${identities[i].index}-${identities[i].name}`;
     const problem =
-      "module" in spec ? await moduleProblem(spec.module) : "executable" in spec ? await executableProblem(spec.executable) : undefined;
+      "module" in spec
+        ? await moduleProblem(spec.module)
+        : "executable" in spec
+          ? await executableProblem(spec.executable)
+          : undefined;
     if (problem !== undefined) {
-      failures.push({ plugin, path: "module" in spec ? spec.module : (spec as { executable: string }).executable, reason: problem, output: [] });
+      failures.push({
+        plugin,
+        path: "module" in spec ? spec.module : (spec as { executable: string }).executable,
+        reason: problem,
+        output: [],
+      });
     }
   }
   if (pluginDir === undefined) return failures;
@@ -127,7 +137,10 @@ export async function checkPluginFiles(
     entries = await readdir(pluginDir);
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
-    return [...failures, { path: pluginDir, reason: code === "ENOENT" ? "no such plugin directory" : message, output: [] }];
+    return [
+      ...failures,
+      { path: pluginDir, reason: code === "ENOENT" ? "no such plugin directory" : message, output: [] },
+    ];
   }
   for (const entry of entries.sort()) {
     let named = true;

@@ -31,7 +31,8 @@ describe("pluginProgram", { timeout: 120_000 }, () => {
     const path = await launched.install(dir, "10-launched", ["it's", "a b"]);
     expect(await readFile(path, "utf8")).toMatch(/^#!\/bin\/sh\nexec .* 'it'\\''s' 'a b'\n$/);
     // longer than the default 5s to register: the launch itself takes seconds on a busy machine
-    const scenario = "runtime: {registrationTimeout: 60s}\npods: [{name: web}]\ncontainers: [{name: app, pod: web}]\nsteps: [{run-pod: web}, {create: app}]\n";
+    const scenario =
+      "runtime: {registrationTimeout: 60s}\npods: [{name: web}]\ncontainers: [{name: app, pod: web}]\nsteps: [{run-pod: web}, {create: app}]\n";
     const report = await simulate(scenario, { pluginDir: dir, clock: "virtual" });
     expect(report.failures).toEqual([]);
     expect(report.plugins).toEqual([{ name: "10-launched", source: "executable" }]);

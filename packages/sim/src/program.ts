@@ -42,7 +42,8 @@ function shellWord(word: string): string {
 export function pluginProgram(path: string): PluginProgram {
   const file = resolve(path);
   const command = [process.execPath, ...nodeOptionsFor(file), file];
-  const start = (args: readonly string[], options: SpawnOptions = {}) => spawn(command[0], [...command.slice(1), ...args], options);
+  const start = (args: readonly string[], options: SpawnOptions = {}) =>
+    spawn(command[0], [...command.slice(1), ...args], options);
   return {
     command,
     spawn: start,

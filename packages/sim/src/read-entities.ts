@@ -135,4 +135,3 @@ export function readContainer(value: YamlValue, pods: ReadonlySet<string>): Cont
       .filter((r): r is POSIXRlimit => r !== undefined),
   };
 }
-

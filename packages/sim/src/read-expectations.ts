@@ -37,7 +37,9 @@ function readAfter(value: YamlValue, steps: (Step | undefined)[]): number | unde
   const matches = steps.flatMap((step, i) => (step?.text === wanted ? [i] : []));
   if (matches.length === 1) return matches[0];
   if (matches.length > 1) {
-    return value.error(`"${wanted}" names steps ${matches.map((i) => i + 1).join(", ")}; write the step number instead`);
+    return value.error(
+      `"${wanted}" names steps ${matches.map((i) => i + 1).join(", ")}; write the step number instead`,
+    );
   }
   const known = steps.filter((s): s is Step => s !== undefined).map((s) => `"${s.text}"`);
   return value.error(`no step "${wanted}"; the steps are: ${known.join(", ")}`);
@@ -80,7 +82,8 @@ export function readExpectation(value: YamlValue, steps: (Step | undefined)[], n
   const containers: Record<string, unknown> = {};
   if (f.container.present) {
     const own = steps[step] && stepContainer(steps[step]);
-    if (own === undefined) f.container.error(`step ${step + 1} has no container of its own; use containers: {name: {...}}`);
+    if (own === undefined)
+      f.container.error(`step ${step + 1} has no container of its own; use containers: {name: {...}}`);
     else if (f.container.entries()) containers[own] = f.container.plain();
   }
   for (const [ref, expected] of f.containers.optional((v) => v.entries()) ?? []) {
@@ -92,4 +95,3 @@ export function readExpectation(value: YamlValue, steps: (Step | undefined)[], n
   if (f.failures.present) expectation.failures = f.failures.list() && f.failures.plain();
   return expectation;
 }
-

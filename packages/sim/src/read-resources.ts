@@ -102,12 +102,14 @@ export function readResources(value: YamlValue): LinuxResources | undefined {
   const f = value.fields(RESOURCE_FIELDS);
   if (!f) return undefined;
   const hugepageLimits =
-    f.hugepageLimits.optional((v) => v.list())?.map((item) => {
-      const h = item.fields(["pageSize", "limit"]);
-      const pageSize = h?.pageSize.string("a page size such as 2MB or 1GB") ?? "";
-      const limit = h ? (readInt64(h.limit, true) ?? 0n) : 0n;
-      return { pageSize, limit };
-    }) ?? [];
+    f.hugepageLimits
+      .optional((v) => v.list())
+      ?.map((item) => {
+        const h = item.fields(["pageSize", "limit"]);
+        const pageSize = h?.pageSize.string("a page size such as 2MB or 1GB") ?? "";
+        const limit = h ? (readInt64(h.limit, true) ?? 0n) : 0n;
+        return { pageSize, limit };
+      }) ?? [];
   const blockioClass = f.blockioClass.optional((v) => v.string());
   const rdtClass = f.rdtClass.optional((v) => v.string());
   return {

@@ -30,7 +30,12 @@ function readEviction(value: YamlValue, names: Names): EvictionSpec | undefined 
 }
 
 /** `exit: app` or `exit: {container: app, code: 137, reason: OOMKilled, message: ...}` */
-function readExit(value: YamlValue, names: Names, kind: "exit" | "stop", text: (c: string) => string): Step | undefined {
+function readExit(
+  value: YamlValue,
+  names: Names,
+  kind: "exit" | "stop",
+  text: (c: string) => string,
+): Step | undefined {
   if (value.kind === "scalar") {
     const container = names.container(value);
     return container === undefined ? undefined : { kind, container, text: text(container) };
@@ -58,7 +63,11 @@ export function readStep(value: YamlValue, names: Names): Step | undefined {
   if (!all) return undefined;
   const faultsValue = all.find(([key]) => key === "faults")?.[1];
   const faults = faultsValue && readFaults(faultsValue);
-  const action = readAction(value, all.filter(([key]) => key !== "faults"), names);
+  const action = readAction(
+    value,
+    all.filter(([key]) => key !== "faults"),
+    names,
+  );
   return action && faults && faults.length > 0 ? { ...action, faults } : action;
 }
 
@@ -115,7 +124,8 @@ function readAction(value: YamlValue, entries: [string, YamlValue][], names: Nam
       const evictions = (f.evict.optional((v) => v.list()) ?? [])
         .map((e) => readEviction(e, names))
         .filter((e): e is EvictionSpec => e !== undefined);
-      if (updates.length === 0 && evictions.length === 0) arg.error("expected at least one entry under update: or evict:");
+      if (updates.length === 0 && evictions.length === 0)
+        arg.error("expected at least one entry under update: or evict:");
       return { kind, plugin, updates, evictions, text: `plugin-update ${plugin}` };
     }
     case "wait": {
@@ -126,4 +136,3 @@ function readAction(value: YamlValue, entries: [string, YamlValue][], names: Nam
       return value.error(`unknown action "${verb}"; expected one of: ${STEP_KINDS.join(", ")}`);
   }
 }
-

@@ -99,7 +99,20 @@ describe("renderStep", () => {
   });
 
   it("colours failures red on a terminal", () => {
-    const failed = renderStep({ ...step, ok: false, error: "validator rejected", events: [], changes: [], updates: [], validation: [], ignored: [], output: [] }, makeStyle(true));
+    const failed = renderStep(
+      {
+        ...step,
+        ok: false,
+        error: "validator rejected",
+        events: [],
+        changes: [],
+        updates: [],
+        validation: [],
+        ignored: [],
+        output: [],
+      },
+      makeStyle(true),
+    );
     expect(failed.split("\n").slice(0, 2)).toEqual([
       "\x1b[31m✗\x1b[39m  2 \x1b[1mcreate app\x1b[22m\x1b[2m  line 12\x1b[22m",
       "\x1b[31m     error: validator rejected\x1b[39m",
@@ -113,7 +126,13 @@ describe("renderSummary", () => {
       steps: [step],
       expectations: [
         { line: 20, step: 2, stepText: "create app", ok: true, failures: [] },
-        { line: 23, step: 2, stepText: "create app", ok: false, failures: ['adjustment.env: expected 1 item(s), got 0: nothing'] },
+        {
+          line: 23,
+          step: 2,
+          stepText: "create app",
+          ok: false,
+          failures: ["adjustment.env: expected 1 item(s), got 0: nothing"],
+        },
       ],
       ok: false,
       failures: ["expectation at line 23 after step 2 (create app) failed"],

@@ -73,7 +73,8 @@ export function renderEvents(events: readonly DeliveredEvent[], style: Style, in
   }
   const width = Math.max(0, ...[...byPlugin.keys()].map((name) => name.length));
   return [...byPlugin].map(
-    ([plugin, list]) => `${indent}${style.cyan(plugin.padEnd(width))}  ${list.map((e) => eventText(e, style)).join(", ")}`,
+    ([plugin, list]) =>
+      `${indent}${style.cyan(plugin.padEnd(width))}  ${list.map((e) => eventText(e, style)).join(", ")}`,
   );
 }
 
@@ -96,9 +97,12 @@ function renderChanges(changes: readonly Change[], style: Style, indent: string)
 
 function renderUpdate(update: UpdateReport, style: Style): string[] {
   const state = update.applied ? "" : style.red(` not applied: ${update.error ?? "failed"}`);
-  const lines = [`${INDENT}update ${update.container} (from ${update.from}${update.ignoreFailure ? ", failure ignored" : ""})${state}`];
+  const lines = [
+    `${INDENT}update ${update.container} (from ${update.from}${update.ignoreFailure ? ", failure ignored" : ""})${state}`,
+  ];
   lines.push(...renderChanges(update.changes, style, `${INDENT}  `));
-  for (const field of update.ignored ?? []) lines.push(style.yellow(`${INDENT}  ${field}: not applied by runtimes on update`));
+  for (const field of update.ignored ?? [])
+    lines.push(style.yellow(`${INDENT}  ${field}: not applied by runtimes on update`));
   return lines;
 }
 
@@ -117,7 +121,11 @@ export function renderStep(step: StepReport, style: Style = plainStyle): string 
   for (const field of step.ignored) lines.push(style.yellow(`${INDENT}  ${field}: not applied by runtimes`));
   for (const update of step.updates) lines.push(...renderUpdate(update, style));
   for (const eviction of step.evictions) {
-    lines.push(style.yellow(`${INDENT}evict ${eviction.container} (from ${eviction.from}): ${eviction.reason || "no reason given"}`));
+    lines.push(
+      style.yellow(
+        `${INDENT}evict ${eviction.container} (from ${eviction.from}): ${eviction.reason || "no reason given"}`,
+      ),
+    );
   }
   for (const verdict of step.validation) {
     lines.push(

@@ -10,7 +10,10 @@ import { simulate } from "./simulate.js";
 
 const plugin = definePlugin({
   createContainer: (_pod, container) => ({
-    adjust: new AdjustmentBuilder().addEnv("SEEN", container.name).setMemoryLimit(1n << 30n).addAnnotation("a", "b"),
+    adjust: new AdjustmentBuilder()
+      .addEnv("SEEN", container.name)
+      .setMemoryLimit(1n << 30n)
+      .addAnnotation("a", "b"),
     update: container.name === "app" ? [new UpdateBuilder("ctr-side").setCpuShares(512)] : [],
   }),
 });

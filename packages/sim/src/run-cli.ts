@@ -43,7 +43,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     }
     const scenario = await loadScenario(command.scenario);
     if (command.command === "check") {
-      out(`${command.scenario}: ${scenario.steps.length} steps, ${scenario.expect.length} expectations, all well formed`);
+      out(
+        `${command.scenario}: ${scenario.steps.length} steps, ${scenario.expect.length} expectations, all well formed`,
+      );
       return 0;
     }
     const style = makeStyle(colorWanted(io.stdout, io.env));

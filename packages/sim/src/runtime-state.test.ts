@@ -52,10 +52,14 @@ describe("SimRuntime", () => {
 
   it("refuses steps out of lifecycle order", () => {
     const { runtime: r } = runtime();
-    expect(() => r.prepareCreate("web/app")).toThrow(new LifecycleError('pod "web" is declared; run it before creating containers in it'));
+    expect(() => r.prepareCreate("web/app")).toThrow(
+      new LifecycleError('pod "web" is declared; run it before creating containers in it'),
+    );
     r.runPod("web");
     expect(() => r.runPod("web")).toThrow('pod "web" is ready; only a declared pod can run');
-    expect(() => r.checkStart("web/app")).toThrow('container "web/app" is declared; only a created container can start');
+    expect(() => r.checkStart("web/app")).toThrow(
+      'container "web/app" is declared; only a created container can start',
+    );
   });
 
   it("hands Synchronize the existing pods and the created or running containers, as copies", () => {
@@ -83,7 +87,8 @@ steps: [{run-pod: a}, {run-pod: b}, {run-pod: host}, {run-pod: node}]
       () => 1n,
     );
     for (const name of ["a", "b", "host", "node"]) r.runPod(name);
-    const network = (ns: { type: string; path: string }[] | undefined) => ns?.filter((n) => n.type === "network").map((n) => n.path);
+    const network = (ns: { type: string; path: string }[] | undefined) =>
+      ns?.filter((n) => n.type === "network").map((n) => n.path);
     expect(r.snapshot().pods.map((p) => [p.name, p.ips, network(p.linux?.namespaces)])).toEqual([
       ["a", ["10.88.0.2"], [expect.stringMatching(/^\/var\/run\/netns\/cni-/)]],
       ["b", ["10.1.0.5", "fd00::5"], [expect.stringMatching(/^\/var\/run\/netns\/cni-/)]],

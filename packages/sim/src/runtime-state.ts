@@ -5,7 +5,12 @@
  * `exitCode`, `statusReason` and `statusMessage` at exit).
  */
 import type { PodSandbox } from "@nri-ts/api";
-import { Container, ContainerState, LinuxResources as LinuxResourcesFns, PodSandbox as PodSandboxFns } from "@nri-ts/api";
+import {
+  Container,
+  ContainerState,
+  LinuxResources as LinuxResourcesFns,
+  PodSandbox as PodSandboxFns,
+} from "@nri-ts/api";
 import { emptyResources } from "./container-parts.js";
 import type { ContainerSpec, PodSpec, Scenario } from "./scenario.js";
 
@@ -120,7 +125,9 @@ export class SimRuntime {
     scenario: Scenario,
     readonly clock: Clock,
   ) {
-    scenario.pods.forEach((spec, i) => this.pods.set(spec.name, { spec, phase: "declared", sandbox: podSandbox(spec, i) }));
+    scenario.pods.forEach((spec, i) =>
+      this.pods.set(spec.name, { spec, phase: "declared", sandbox: podSandbox(spec, i) }),
+    );
     for (const spec of scenario.containers) {
       const key = `${spec.pod}/${spec.name}`;
       this.containers.set(key, {
@@ -159,7 +166,9 @@ export class SimRuntime {
 
   /** The containers of a pod that exist (created and not removed). */
   containersOf(pod: string): SimContainer[] {
-    return [...this.containers.values()].filter((c) => c.spec.pod === pod && c.phase !== "declared" && c.phase !== "removed");
+    return [...this.containers.values()].filter(
+      (c) => c.spec.pod === pod && c.phase !== "declared" && c.phase !== "removed",
+    );
   }
 
   /**
@@ -179,7 +188,8 @@ export class SimRuntime {
 
   runPod(name: string): SimPod {
     const pod = this.pod(name);
-    if (pod.phase !== "declared") throw new LifecycleError(`pod "${name}" is ${pod.phase}; only a declared pod can run`);
+    if (pod.phase !== "declared")
+      throw new LifecycleError(`pod "${name}" is ${pod.phase}; only a declared pod can run`);
     pod.phase = "ready";
     pod.sandbox.pid = this.nextPid;
     this.nextPid += PIDS_PER_POD;
@@ -205,9 +215,11 @@ export class SimRuntime {
   /** The container as the CreateContainer request carries it: state CREATED, `createdAt` now. */
   prepareCreate(key: string): SimContainer {
     const c = this.container(key);
-    if (c.phase !== "declared") throw new LifecycleError(`container "${key}" is ${c.phase}; only a declared container can be created`);
+    if (c.phase !== "declared")
+      throw new LifecycleError(`container "${key}" is ${c.phase}; only a declared container can be created`);
     const pod = this.podOf(c);
-    if (pod.phase !== "ready") throw new LifecycleError(`pod "${pod.spec.name}" is ${pod.phase}; run it before creating containers in it`);
+    if (pod.phase !== "ready")
+      throw new LifecycleError(`pod "${pod.spec.name}" is ${pod.phase}; run it before creating containers in it`);
     c.container = newContainer(c.spec, pod, this.clock());
     return c;
   }
@@ -218,7 +230,8 @@ export class SimRuntime {
 
   checkStart(key: string): SimContainer {
     const c = this.container(key);
-    if (c.phase !== "created") throw new LifecycleError(`container "${key}" is ${c.phase}; only a created container can start`);
+    if (c.phase !== "created")
+      throw new LifecycleError(`container "${key}" is ${c.phase}; only a created container can start`);
     return c;
   }
 

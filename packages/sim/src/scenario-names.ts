@@ -30,7 +30,8 @@ export class Names {
   pod(value: YamlValue): string | undefined {
     const name = value.name("a pod name");
     if (name === undefined) return undefined;
-    if (!this.pods.has(name)) return value.error(`no pod "${name}" is declared; declared: ${this.list([...this.pods.keys()])}`);
+    if (!this.pods.has(name))
+      return value.error(`no pod "${name}" is declared; declared: ${this.list([...this.pods.keys()])}`);
     return name;
   }
 
@@ -46,7 +47,9 @@ export class Names {
     const matches = [...this.containers.values()].filter((c) => c.name === ref);
     if (matches.length === 1) return `${matches[0].pod}/${matches[0].name}`;
     if (matches.length > 1) {
-      return value.error(`container name "${ref}" is ambiguous; write one of: ${this.list(matches.map((c) => `${c.pod}/${c.name}`))}`);
+      return value.error(
+        `container name "${ref}" is ambiguous; write one of: ${this.list(matches.map((c) => `${c.pod}/${c.name}`))}`,
+      );
     }
     return value.error(`no container "${ref}" is declared; declared: ${this.list([...this.containers.keys()])}`);
   }
@@ -63,4 +66,3 @@ export class Names {
     return names.length ? names.join(", ") : "none";
   }
 }
-

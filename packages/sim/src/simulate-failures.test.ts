@@ -49,7 +49,10 @@ function step(steps: StepReport[], n: number): StepReport {
 describe("failure policies under nri-sim", () => {
   it("fail_request + keep_connected: the create fails naming the plugin, the plugin stays and serves the next one", async () => {
     const report = await simulate(scenario("{failRequest: true, keepConnected: true}"), { plugins, clock: "virtual" });
-    expect(report.plugins.find((p) => p.name === "10-net")?.failurePolicy).toEqual({ failRequest: true, keepConnected: true });
+    expect(report.plugins.find((p) => p.name === "10-net")?.failurePolicy).toEqual({
+      failRequest: true,
+      keepConnected: true,
+    });
     const create = step(report.steps, 2);
     expect(create.ok).toBe(false);
     expect(create.error).toBe("plugin 10-net failed to handle CreateContainer request: context deadline exceeded");
@@ -94,7 +97,10 @@ describe("failure policies under nri-sim", () => {
   });
 
   it("a lost connection drops the plugin whatever the policy; fail_request fails the request with ttrpc: closed", async () => {
-    const report = await simulate(scenario("{failRequest: true, keepConnected: true}", "disconnect"), { plugins, clock: "virtual" });
+    const report = await simulate(scenario("{failRequest: true, keepConnected: true}", "disconnect"), {
+      plugins,
+      clock: "virtual",
+    });
     const create = step(report.steps, 2);
     expect(create.error).toBe("plugin 10-net failed to handle CreateContainer request: ttrpc: closed");
     expect(create.failures.map((f) => [f.requestFailed, f.dropped])).toEqual([[true, true]]);
@@ -150,14 +156,18 @@ steps:
 `,
       { plugins, clock: "virtual" },
     );
-    expect(step(report.steps, 1).faults).toEqual([{ plugin: "10-net", fault: "timeout", on: "StopContainer", happened: false }]);
-    expect(report.failures).toEqual(["step 1 (run-pod web): plugin 10-net was to fail (timeout on StopContainer) but got no such request"]);
+    expect(step(report.steps, 1).faults).toEqual([
+      { plugin: "10-net", fault: "timeout", on: "StopContainer", happened: false },
+    ]);
+    expect(report.failures).toEqual([
+      "step 1 (run-pod web): plugin 10-net was to fail (timeout on StopContainer) but got no such request",
+    ]);
   });
 
   it("refuses policies and faults for plugins it does not run", async () => {
     await expect(simulate(scenario("{failRequest: true}"), { plugins: [plugins[1]!] })).rejects.toThrow(
       new PluginSetupError(
-        'the scenario gives 10-net a failure policy, but no plugin module or object is named 10-net; plugins: 20-dns',
+        "the scenario gives 10-net a failure policy, but no plugin module or object is named 10-net; plugins: 20-dns",
       ),
     );
     await expect(

@@ -61,12 +61,16 @@ describe("simulate", () => {
       stopPodSandbox: () => record("StopPodSandbox")(undefined),
       removePodSandbox: () => record("RemovePodSandbox")(undefined),
     };
-    const report = await simulate(lifecycle, { plugins: [{ plugin: watcher, index: "10", name: "watcher" }], clock: "virtual" });
+    const report = await simulate(lifecycle, {
+      plugins: [{ plugin: watcher, index: "10", name: "watcher" }],
+      clock: "virtual",
+    });
 
     expect(report.ok).toBe(true);
     expect(report.plugins).toEqual([{ name: "10-watcher", source: "object" }]);
     expect(report.setup.events).toEqual([{ plugin: "10-watcher", event: "Synchronize" }]);
-    const app = (event: string) => seen.filter((s) => s.event === event && s.container?.name === "app").map((s) => s.container!);
+    const app = (event: string) =>
+      seen.filter((s) => s.event === event && s.container?.name === "app").map((s) => s.container!);
     expect(seen.filter((s) => !s.container || s.container.name === "app").map((s) => s.event)).toEqual([
       "RunPodSandbox",
       "CreateContainer",
@@ -82,9 +86,16 @@ describe("simulate", () => {
     ]);
     const t0 = 1767225600000000000n;
     const second = 1_000_000_000n;
-    expect(app("CreateContainer")[0]).toMatchObject({ state: ContainerState.CONTAINER_CREATED, createdAt: t0 + 4n * second, startedAt: 0n });
+    expect(app("CreateContainer")[0]).toMatchObject({
+      state: ContainerState.CONTAINER_CREATED,
+      createdAt: t0 + 4n * second,
+      startedAt: 0n,
+    });
     expect(app("StartContainer")[0]).toMatchObject({ state: ContainerState.CONTAINER_CREATED, startedAt: 0n });
-    expect(app("PostStartContainer")[0]).toMatchObject({ state: ContainerState.CONTAINER_RUNNING, startedAt: t0 + 5n * second });
+    expect(app("PostStartContainer")[0]).toMatchObject({
+      state: ContainerState.CONTAINER_RUNNING,
+      startedAt: t0 + 5n * second,
+    });
     expect(app("StopContainer")[0]).toMatchObject({
       state: ContainerState.CONTAINER_STOPPED,
       createdAt: t0 + 4n * second,
@@ -100,7 +111,11 @@ describe("simulate", () => {
     expect(step(report.steps, "remove app").events).toEqual([{ plugin: "10-watcher", event: "RemoveContainer" }]);
     expect(step(report.steps, "stop-pod web").events.map((e) => e.event)).toEqual(["StopContainer", "StopPodSandbox"]);
     expect(step(report.steps, "stop-pod web").container).toBeUndefined();
-    expect(step(report.steps, "remove app").container).toMatchObject({ removed: true, exitCode: 137, state: "stopped" });
+    expect(step(report.steps, "remove app").container).toMatchObject({
+      removed: true,
+      exitCode: 137,
+      state: "stopped",
+    });
   });
 
   it("reports the merged adjustment with the owner of each change, and applies it as a runtime does", async () => {
@@ -147,18 +162,23 @@ describe("simulate", () => {
   it("reports the owner of each change in updates carried by CreateContainer, UpdateContainer and StopContainer replies", async () => {
     const ids = new Map<string, string>();
     const remember = (container: Container) => ids.set(container.name, container.id);
-    const resources = (containerId: string, linux: DeepPartial<LinuxResources>) => ({ containerId, linux: { resources: linux } });
+    const resources = (containerId: string, linux: DeepPartial<LinuxResources>) => ({
+      containerId,
+      linux: { resources: linux },
+    });
     const alpha: Plugin = {
       createContainer: (_pod, c) => {
         remember(c);
         if (c.name === "app") return { update: [resources(ids.get("side")!, { cpu: { shares: { value: 256n } } })] };
       },
       updateContainer: (_pod, c) => [resources(c.id, { memory: { limit: { value: 768n << 20n } } })],
-      stopContainer: (_pod, c) => (c.name === "app" ? [resources(ids.get("side")!, { memory: { limit: { value: 128n << 20n } } })] : []),
+      stopContainer: (_pod, c) =>
+        c.name === "app" ? [resources(ids.get("side")!, { memory: { limit: { value: 128n << 20n } } })] : [],
     };
     const beta: Plugin = {
       createContainer: (_pod, c) => {
-        if (c.name === "app") return { update: [resources(ids.get("side")!, { memory: { limit: { value: 64n << 20n } } })] };
+        if (c.name === "app")
+          return { update: [resources(ids.get("side")!, { memory: { limit: { value: 64n << 20n } } })] };
       },
       updateContainer: (_pod, c) => [resources(c.id, { cpu: { shares: { value: 2048n } } })],
     };
@@ -185,10 +205,24 @@ expect:
 
     expect(report.failures).toEqual([]);
     expect(owned(step(report.steps, "create app"))).toEqual([
-      { container: "web/side", from: "CreateContainer", owned: [["memory.limit 64Mi", "20-beta"], ["cpu.shares 256", "10-alpha"]] },
+      {
+        container: "web/side",
+        from: "CreateContainer",
+        owned: [
+          ["memory.limit 64Mi", "20-beta"],
+          ["cpu.shares 256", "10-alpha"],
+        ],
+      },
     ]);
     expect(owned(step(report.steps, "update app"))).toEqual([
-      { container: "web/app", from: "UpdateContainer", owned: [["memory.limit 768Mi", "10-alpha"], ["cpu.shares 2048", "20-beta"]] },
+      {
+        container: "web/app",
+        from: "UpdateContainer",
+        owned: [
+          ["memory.limit 768Mi", "10-alpha"],
+          ["cpu.shares 2048", "20-beta"],
+        ],
+      },
     ]);
     expect(owned(step(report.steps, "exit app"))).toEqual([
       { container: "web/side", from: "StopContainer", owned: [["memory.limit 128Mi", "10-alpha"]] },
@@ -220,8 +254,12 @@ expect:
       "20-two RemoveContainer",
     ]);
     expect(report.ok).toBe(false);
-    expect(report.failures[0]).toBe('step 2 (create side) failed: plugins "20-two" and "10-one" both tried to set CPUShares ');
-    expect(step(report.steps, "start side").error).toBe('container "web/side" is declared; only a created container can start');
+    expect(report.failures[0]).toBe(
+      'step 2 (create side) failed: plugins "20-two" and "10-one" both tried to set CPUShares ',
+    );
+    expect(step(report.steps, "start side").error).toBe(
+      'container "web/side" is declared; only a created container can start',
+    );
   });
 
   it("reports validators' verdicts and a rejection", async () => {
@@ -235,7 +273,11 @@ expect:
 `);
     const report = await simulate(scenario, {
       plugins: [
-        { plugin: { createContainer: (_pod, c) => (c.name === "app" ? { env: [{ key: "X", value: "1" }] } : {}) }, index: "10", name: "env" },
+        {
+          plugin: { createContainer: (_pod, c) => (c.name === "app" ? { env: [{ key: "X", value: "1" }] } : {}) },
+          index: "10",
+          name: "env",
+        },
         { plugin: { validateContainerAdjustment: () => {} }, index: "20", name: "lenient" },
         {
           plugin: {
@@ -286,11 +328,18 @@ expect:
     evictions: [{container: web/side, reason: too hungry, from: 90-scaler}]
     events: {10-watch: [StopContainer]}
 `;
-    const report = await simulate(scenario, { plugins: [{ plugin: { stopContainer: () => {} }, index: "10", name: "watch" }] });
+    const report = await simulate(scenario, {
+      plugins: [{ plugin: { stopContainer: () => {} }, index: "10", name: "watch" }],
+    });
     const updated = report.steps[4];
     expect(report.plugins.map((p) => p.name)).toEqual(["10-watch"]);
     expect(updated.updates).toEqual([
-      expect.objectContaining({ container: "web/app", from: "unsolicited from 90-scaler", applied: true, ignored: ["linux.resources.pids"] }),
+      expect.objectContaining({
+        container: "web/app",
+        from: "unsolicited from 90-scaler",
+        applied: true,
+        ignored: ["linux.resources.pids"],
+      }),
       expect.objectContaining({ container: "web/side", applied: true, ignoreFailure: true }),
     ]);
     expect(report.expectations.map((e) => e.failures)).toEqual([[]]);
@@ -344,7 +393,9 @@ expect:
     owners: {Annotations seen: 20-other}
     container: {env: {MODE: dev}, resources: {memory: {limit: 256Mi}}}
 `,
-      { plugins: [{ plugin: { createContainer: () => ({ annotations: { seen: "yes" } }) }, index: "10", name: "seer" }] },
+      {
+        plugins: [{ plugin: { createContainer: () => ({ annotations: { seen: "yes" } }) }, index: "10", name: "seer" }],
+      },
     );
     expect(report.ok).toBe(false);
     expect(report.expectations[0].failures).toEqual([
@@ -376,7 +427,9 @@ expect:
         observer: { listening: () => void external.start() },
       });
       expect(report.plugins).toEqual([{ name: "50-outside", source: "external" }]);
-      expect(step(report.steps, "create app").changes.map((c) => [c.text, c.owner])).toEqual([["annotation external=yes", "50-outside"]]);
+      expect(step(report.steps, "create app").changes.map((c) => [c.text, c.owner])).toEqual([
+        ["annotation external=yes", "50-outside"],
+      ]);
     } finally {
       await external.stop();
       await rm(dir, { recursive: true, force: true });

@@ -99,7 +99,9 @@ function toScenario(input: Scenario | string | object): Scenario {
   const parsed =
     typeof candidate.runtime === "object" &&
     Array.isArray(candidate.steps) &&
-    candidate.steps.every((s) => typeof (s as Partial<Step>).kind === "string" && typeof (s as Partial<Step>).text === "string");
+    candidate.steps.every(
+      (s) => typeof (s as Partial<Step>).kind === "string" && typeof (s as Partial<Step>).text === "string",
+    );
   return parsed ? (input as Scenario) : scenarioFromObject(input);
 }
 
@@ -108,9 +110,11 @@ const SCRIPTED_PLUGIN: Plugin = { removePodSandbox() {} };
 
 function scriptedIdentity(fullName: string): Identity {
   const dash = fullName.indexOf("-");
-  return pluginIdentity({ plugin: SCRIPTED_PLUGIN, index: fullName.slice(0, dash), name: fullName.slice(dash + 1) }, "99");
+  return pluginIdentity(
+    { plugin: SCRIPTED_PLUGIN, index: fullName.slice(0, dash), name: fullName.slice(dash + 1) },
+    "99",
+  );
 }
-
 
 /** Failed expectations, unexpected step errors, unexpected plugin losses, setup errors: one line each. */
 function failuresOf(report: Omit<SimReport, "ok" | "failures">, scenario: Scenario): string[] {
@@ -122,7 +126,9 @@ function failuresOf(report: Omit<SimReport, "ok" | "failures">, scenario: Scenar
     }
     for (const fault of step.faults?.filter((f) => !f.happened) ?? []) {
       const what = `${fault.fault}${fault.on ? ` on ${fault.on}` : ""}`;
-      failures.push(`step ${step.number} (${step.step}): plugin ${fault.plugin} was to fail (${what}) but got no such request`);
+      failures.push(
+        `step ${step.number} (${step.step}): plugin ${fault.plugin} was to fail (${what}) but got no such request`,
+      );
     }
     const allowed = new Set(expected.flatMap((e) => e.closed ?? []));
     for (const plugin of step.closed.filter((p) => !allowed.has(p))) {
@@ -130,7 +136,9 @@ function failuresOf(report: Omit<SimReport, "ok" | "failures">, scenario: Scenar
     }
   }
   for (const result of report.expectations.filter((e) => !e.ok)) {
-    failures.push(`expectation${result.line !== undefined ? ` at line ${result.line}` : ""} after step ${result.step} (${result.stepText}) failed`);
+    failures.push(
+      `expectation${result.line !== undefined ? ` at line ${result.line}` : ""} after step ${result.step} (${result.stepText}) failed`,
+    );
   }
   return failures;
 }
@@ -142,12 +150,16 @@ function failuresOf(report: Omit<SimReport, "ok" | "failures">, scenario: Scenar
  * @throws PluginSetupError naming a plugin that is not one of them
  */
 function checkOwnPlugins(scenario: Scenario, specs: readonly PluginSpec[], identities: readonly Identity[]): void {
-  const own = new Map<string, PluginSpec>(specs.map((spec, i) => [`${identities[i].index}-${identities[i].name}`, spec]));
+  const own = new Map<string, PluginSpec>(
+    specs.map((spec, i) => [`${identities[i].index}-${identities[i].name}`, spec]),
+  );
   const named = [
     ...Object.entries(scenario.plugins)
       .filter(([, settings]) => settings.failurePolicy)
       .map(([plugin]) => ({ plugin, what: "a failure policy" })),
-    ...scenario.steps.flatMap((step) => (step.faults ?? []).map(({ plugin }) => ({ plugin, what: `a fault in step "${step.text}"` }))),
+    ...scenario.steps.flatMap((step) =>
+      (step.faults ?? []).map(({ plugin }) => ({ plugin, what: `a fault in step "${step.text}"` })),
+    ),
   ];
   for (const { plugin, what } of named) {
     const spec = own.get(plugin);
@@ -248,7 +260,11 @@ class Simulation {
     this.recorder.current.output.push({ plugin, text });
   };
 
-  private async sendScripted(plugin: string, updates: Parameters<Stub["updateContainers"]>[0], evictions: { container: string; reason: string }[]): Promise<void> {
+  private async sendScripted(
+    plugin: string,
+    updates: Parameters<Stub["updateContainers"]>[0],
+    evictions: { container: string; reason: string }[],
+  ): Promise<void> {
     const stub = this.scriptedStubs.get(plugin);
     if (!stub) throw new Error(`plugin ${plugin} is not connected`);
     const failed = await stub.updateContainers(
@@ -297,11 +313,13 @@ class Simulation {
       if (!active.has(plugin) && !failed.has(plugin)) failed.set(plugin, "the runtime did not start it");
     }
     for (const [plugin, message] of failed) {
-      const path = given.get(plugin) ?? (this.options.pluginDir !== undefined ? join(this.options.pluginDir, plugin) : undefined);
+      const path =
+        given.get(plugin) ?? (this.options.pluginDir !== undefined ? join(this.options.pluginDir, plugin) : undefined);
       // the runtime, and the plugin, name the link in the simulator's own plugin directory
       const shown = (text: string) => text.replaceAll(join(this.pluginPath, plugin), path ?? plugin);
       let reason = shown(message);
-      const hint = path !== undefined && / exited with code 127\b/.test(message) ? await notAProgramHint(path) : undefined;
+      const hint =
+        path !== undefined && / exited with code 127\b/.test(message) ? await notAProgramHint(path) : undefined;
       if (hint) reason += `; ${hint}`;
       const output = (this.stderr.get(plugin)?.lines ?? []).map(shown);
       this.failures.push({ plugin, ...(path !== undefined && { path }), reason, output });
@@ -314,9 +332,13 @@ class Simulation {
       const identity = this.identities[i];
       const policy = this.scenario.plugins[`${identity.index}-${identity.name}`]?.failurePolicy;
       if ("plugin" in spec) {
-        this.connected.push(await startObjectPlugin(spec.plugin, identity, this.socketPath, this.output, "object", policy));
+        this.connected.push(
+          await startObjectPlugin(spec.plugin, identity, this.socketPath, this.output, "object", policy),
+        );
       } else if ("module" in spec) {
-        this.connected.push(startModulePlugin(spec.module, identity, this.socketPath, this.output, spec.config, policy));
+        this.connected.push(
+          startModulePlugin(spec.module, identity, this.socketPath, this.output, spec.config, policy),
+        );
       }
     });
     const scripted = this.scripted.map(async (identity) => {
@@ -326,7 +348,8 @@ class Simulation {
     });
     const names = [...this.identities, ...this.scripted].map(({ index, name }) => `${index}-${name}`);
     for (const [i, result] of (await Promise.allSettled([...starts, ...scripted])).entries()) {
-      if (result.status === "rejected") this.failures.push({ plugin: names[i], reason: errorText(result.reason), output: [] });
+      if (result.status === "rejected")
+        this.failures.push({ plugin: names[i], reason: errorText(result.reason), output: [] });
     }
   }
 
@@ -348,11 +371,18 @@ class Simulation {
         for (const name of absent) {
           const plugin = this.connected.find((p) => p.fullName === name);
           this.failures.push(
-            (await plugin?.setupFailure?.(timeout)) ?? { plugin: name, reason: `it did not register within ${timeout} ms`, output: [] },
+            (await plugin?.setupFailure?.(timeout)) ?? {
+              plugin: name,
+              reason: `it did not register within ${timeout} ms`,
+              output: [],
+            },
           );
         }
         if (externals > 0) {
-          this.failures.push({ reason: `${externals} of ${extra} external plugin(s) did not connect within ${timeout} ms`, output: [] });
+          this.failures.push({
+            reason: `${externals} of ${extra} external plugin(s) did not connect within ${timeout} ms`,
+            output: [],
+          });
         }
         return;
       }
@@ -389,7 +419,8 @@ class Simulation {
           failurePolicy: { failRequest: p.failurePolicy.failRequest, keepConnected: p.failurePolicy.keepConnected },
         };
         const known = sources.get(p.fullName);
-        if (known) return { name: p.fullName, source: known.source, ...(known.path && { path: known.path }), ...policy };
+        if (known)
+          return { name: p.fullName, source: known.source, ...(known.path && { path: known.path }), ...policy };
         const path = executables.get(p.fullName);
         if (p.kind === "launched") return { name: p.fullName, source: "executable", ...(path && { path }), ...policy };
         if (p.kind === "wasm") return { name: p.fullName, source: "wasm", ...(path && { path }), ...policy };

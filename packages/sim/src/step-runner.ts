@@ -127,7 +127,11 @@ export class StepRunner {
         await this.remove(this.runtime.container(step.container));
         return emptyOutcome();
       case "plugin-update":
-        await this.scripted(step.plugin, step.updates.map((u) => this.toUpdate(u)), step.evictions);
+        await this.scripted(
+          step.plugin,
+          step.updates.map((u) => this.toUpdate(u)),
+          step.evictions,
+        );
         return emptyOutcome();
       case "wait":
         await this.sleep(step.ms);
@@ -155,7 +159,10 @@ export class StepRunner {
   }
 
   private request(c: SimContainer): { pod: PodSandbox; container: Container } {
-    return { pod: PodSandbox.fromPartial(this.runtime.podOf(c).sandbox), container: Container.fromPartial(c.container) };
+    return {
+      pod: PodSandbox.fromPartial(this.runtime.podOf(c).sandbox),
+      container: Container.fromPartial(c.container),
+    };
   }
 
   private toUpdate(spec: UpdateSpec): ContainerUpdate {
@@ -182,10 +189,19 @@ export class StepRunner {
     return emptyOutcome();
   }
 
-  private async updatePod(name: string, resources = LinuxResourcesFns.create(), overhead?: LinuxResources): Promise<StepOutcome> {
+  private async updatePod(
+    name: string,
+    resources = LinuxResourcesFns.create(),
+    overhead?: LinuxResources,
+  ): Promise<StepOutcome> {
     const pod = this.runtime.pod(name);
-    if (pod.phase !== "ready") throw new LifecycleError(`pod "${name}" is ${pod.phase}; only a ready pod can be updated`);
-    await this.nri.updatePodSandbox({ pod: this.pod(name), linuxResources: resources, overheadLinuxResources: overhead });
+    if (pod.phase !== "ready")
+      throw new LifecycleError(`pod "${name}" is ${pod.phase}; only a ready pod can be updated`);
+    await this.nri.updatePodSandbox({
+      pod: this.pod(name),
+      linuxResources: resources,
+      overheadLinuxResources: overhead,
+    });
     const linux = (pod.sandbox.linux ??= { cgroupParent: "", cgroupsPath: "", namespaces: [] });
     linux.podResources = resources;
     if (overhead) linux.podOverhead = overhead;
@@ -290,7 +306,8 @@ export class StepRunner {
     const c = this.runtime.container(key);
     if (c.phase === "running" || c.phase === "created") await this.exit(c, status);
     else if (c.phase === "exited") await this.notifyStopped(c);
-    else throw new LifecycleError(`container "${key}" is ${c.phase}; only a created or running container can be stopped`);
+    else
+      throw new LifecycleError(`container "${key}" is ${c.phase}; only a created or running container can be stopped`);
     return emptyOutcome();
   }
 

@@ -13,7 +13,10 @@ export interface Style {
   cyan(text: string): string;
 }
 
-export function colorWanted(stream: { isTTY?: boolean }, env: Readonly<Record<string, string | undefined>> = process.env): boolean {
+export function colorWanted(
+  stream: { isTTY?: boolean },
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): boolean {
   if (env.NO_COLOR) return false;
   const force = env.FORCE_COLOR;
   if (force !== undefined) return force !== "0" && force.toLowerCase() !== "false";
@@ -27,7 +30,8 @@ function sgr(open: number, close: number): (text: string) => string {
 const identity = (text: string) => text;
 
 export function makeStyle(color: boolean): Style {
-  if (!color) return { bold: identity, dim: identity, red: identity, green: identity, yellow: identity, cyan: identity };
+  if (!color)
+    return { bold: identity, dim: identity, red: identity, green: identity, yellow: identity, cyan: identity };
   return {
     bold: sgr(1, 22),
     dim: sgr(2, 22),

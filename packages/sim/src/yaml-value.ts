@@ -190,7 +190,11 @@ export class YamlValue {
       if ((known as readonly string[]).includes(key)) {
         out[key as K] = value;
       } else {
-        value.log.add(this.keyNode(key) ?? this.node ?? undefined, value.path, `unknown field; expected one of: ${known.join(", ")}`);
+        value.log.add(
+          this.keyNode(key) ?? this.node ?? undefined,
+          value.path,
+          `unknown field; expected one of: ${known.join(", ")}`,
+        );
       }
     }
     return out;

@@ -74,7 +74,11 @@ function percentile(sorted: readonly number[], p: number): number {
 
 function summary(samples: readonly number[]): { p50: number; p99: number; mean: number } {
   const sorted = [...samples].sort((a, b) => a - b);
-  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), mean: sorted.reduce((s, x) => s + x, 0) / sorted.length };
+  return {
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    mean: sorted.reduce((s, x) => s + x, 0) / sorted.length,
+  };
 }
 
 const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -90,7 +94,8 @@ class Plugins {
     const node = (script: string, kind: Kind) =>
       spawn(process.execPath, [...pluginNodeArgs, script, socket(kind)], { stdio: "inherit" });
     this.#children = {
-      go: spawnGoPlugin(bin, ["-socket", socket("go"), "-idx", "10", "-name", "noop-go", "-events", "CreateContainer"]).child,
+      go: spawnGoPlugin(bin, ["-socket", socket("go"), "-idx", "10", "-name", "noop-go", "-events", "CreateContainer"])
+        .child,
       ts: node(join(here, "noop-plugin.mjs"), "ts"),
       bundle: node(bundle, "bundle"),
     };
@@ -100,7 +105,9 @@ class Plugins {
   /** Starts the adaptations, then the plugins; resolves once every plugin is synchronized. */
   static async start(bin: string, bundle: string, dir: string, run: number): Promise<Plugins> {
     const socket = (kind: Kind) => join(dir, `${kind}-${run}.sock`);
-    const hosts = Object.fromEntries(KINDS.map((kind) => [kind, new StubHost(bin, { socket: socket(kind) })])) as Record<Kind, StubHost>;
+    const hosts = Object.fromEntries(
+      KINDS.map((kind) => [kind, new StubHost(bin, { socket: socket(kind) })]),
+    ) as Record<Kind, StubHost>;
     await Promise.all(KINDS.map((kind) => hosts[kind].call("start")));
     const plugins = new Plugins(hosts, socket, bin, bundle);
     await Promise.all(KINDS.map((kind) => hosts[kind].call("wait-sync", { count: 1 })));
@@ -114,7 +121,10 @@ class Plugins {
 
   /** Resident memory of each plugin, and of the bare Node.js (all of it, or its anonymous part). */
   async rss(field: "VmRSS" | "RssAnon" = "VmRSS"): Promise<Record<Kind | "bare", number>> {
-    return { ...(await this.#each((child) => statusMiB(child.pid!, field))), bare: await statusMiB(this.#bare.pid!, field) };
+    return {
+      ...(await this.#each((child) => statusMiB(child.pid!, field))),
+      bare: await statusMiB(this.#bare.pid!, field),
+    };
   }
 
   /** Nanoseconds of each of `count` CreateContainer calls through one adaptation. */
@@ -126,7 +136,9 @@ class Plugins {
   async stop(): Promise<void> {
     this.#bare.kill();
     // SIGTERM: ours stop cleanly before their runtime goes away
-    const exits = KINDS.map((kind) => this.#children[kind]).map((child) => (child.exitCode === null && child.signalCode === null ? once(child, "exit") : undefined));
+    const exits = KINDS.map((kind) => this.#children[kind]).map((child) =>
+      child.exitCode === null && child.signalCode === null ? once(child, "exit") : undefined,
+    );
     for (const kind of KINDS) this.#children[kind].kill();
     await Promise.all(exits);
     await Promise.all(KINDS.map((kind) => this.#hosts[kind].stop()));
@@ -208,19 +220,43 @@ async function main(): Promise<void> {
     `first ${FIRST_CALLS} calls after registration of ${coldRuns} fresh plugins each; then ${rounds} alternating rounds of ${calls} calls after ${warmup} warm-up calls; node ${process.version}`,
   );
   console.log("");
-  row("plugin", "first 100 p50 µs", "first 100 p99 µs", "warm p50 µs", "warm p99 µs", "warm mean µs", "CPU µs/call", "CPU ms to register", "idle RSS MiB");
+  row(
+    "plugin",
+    "first 100 p50 µs",
+    "first 100 p99 µs",
+    "warm p50 µs",
+    "warm p99 µs",
+    "warm mean µs",
+    "CPU µs/call",
+    "CPU ms to register",
+    "idle RSS MiB",
+  );
   row("---", "---", "---", "---", "---", "---", "---", "---", "---");
   for (const kind of KINDS) {
     const timed = kind === "bundle" ? undefined : { w: w[kind], cpu: cpuPerCall[kind] };
-    const warmCells = timed ? [us(timed.w.p50), us(timed.w.p99), us(timed.w.mean), us(timed.cpu)] : ["–", "–", "–", "–"];
+    const warmCells = timed
+      ? [us(timed.w.p50), us(timed.w.p99), us(timed.w.mean), us(timed.cpu)]
+      : ["–", "–", "–", "–"];
     row(NAMES[kind], us(c[kind].p50), us(c[kind].p99), ...warmCells, startMs[kind].toFixed(1), rss[kind].toFixed(1));
   }
   for (const kind of ["ts", "bundle"] as const) {
     const warmCells =
       kind === "ts"
-        ? [ratio(w.ts.p50, w.go.p50), ratio(w.ts.p99, w.go.p99), ratio(w.ts.mean, w.go.mean), ratio(cpuPerCall.ts, cpuPerCall.go)]
+        ? [
+            ratio(w.ts.p50, w.go.p50),
+            ratio(w.ts.p99, w.go.p99),
+            ratio(w.ts.mean, w.go.mean),
+            ratio(cpuPerCall.ts, cpuPerCall.go),
+          ]
         : ["–", "–", "–", "–"];
-    row(`ratio ${kind === "ts" ? "ours" : "bundled"}/Go`, ratio(c[kind].p50, c.go.p50), ratio(c[kind].p99, c.go.p99), ...warmCells, ratio(startMs[kind], startMs.go), ratio(rss[kind], rss.go));
+    row(
+      `ratio ${kind === "ts" ? "ours" : "bundled"}/Go`,
+      ratio(c[kind].p50, c.go.p50),
+      ratio(c[kind].p99, c.go.p99),
+      ...warmCells,
+      ratio(startMs[kind], startMs.go),
+      ratio(rss[kind], rss.go),
+    );
   }
   console.log("");
   console.log(
@@ -251,7 +287,15 @@ async function main(): Promise<void> {
       note: warmNote,
       distribution: { unit: "µs", ours: microseconds(warm.ts), go: microseconds(warm.go) },
     }),
-    result({ group: "stub", what: `${what}, p99 after warm-up`, ours: w.ts.p99 / 1000, go: w.go.p99 / 1000, unit: "µs", target: "<= 1.0x", note: warmNote }),
+    result({
+      group: "stub",
+      what: `${what}, p99 after warm-up`,
+      ours: w.ts.p99 / 1000,
+      go: w.go.p99 / 1000,
+      unit: "µs",
+      target: "<= 1.0x",
+      note: warmNote,
+    }),
     result({
       group: "stub",
       what: `${what}, the plugin's CPU time per call after warm-up`,
@@ -271,7 +315,9 @@ async function main(): Promise<void> {
           unit: "µs",
           target: "<= 2x",
           note: coldNote(kind),
-          ...(kind === "ts" && p === "p50" ? { distribution: { unit: "µs", ours: microseconds(cold.ts), go: microseconds(cold.go) } } : {}),
+          ...(kind === "ts" && p === "p50"
+            ? { distribution: { unit: "µs", ours: microseconds(cold.ts), go: microseconds(cold.go) } }
+            : {}),
         }),
       ),
     ),
@@ -284,7 +330,15 @@ async function main(): Promise<void> {
       target: null,
       note: `all threads, from exec to idle after registration, median of ${coldRuns}; bundled: ${startMs.bundle.toFixed(1)} ms`,
     }),
-    result({ group: "stub", what: "idle plugin RSS", ours: rss.ts, go: rss.go, unit: "MiB", target: rssTarget, note: rssNote("the plugin as installed (node_modules)", "ts") }),
+    result({
+      group: "stub",
+      what: "idle plugin RSS",
+      ours: rss.ts,
+      go: rss.go,
+      unit: "MiB",
+      target: rssTarget,
+      note: rssNote("the plugin as installed (node_modules)", "ts"),
+    }),
     result({
       group: "stub",
       what: "idle plugin RSS, bundled plugin",

@@ -52,16 +52,32 @@ describe("the failurePolicy option", () => {
   });
 
   it("is what the stub reports", () => {
-    const stub = new Stub(plugin, { index: "10", name: "test", logger: silentLogger, env: {}, failurePolicy: { failRequest: true } });
+    const stub = new Stub(plugin, {
+      index: "10",
+      name: "test",
+      logger: silentLogger,
+      env: {},
+      failurePolicy: { failRequest: true },
+    });
     expect(stub.failurePolicy).toEqual({ failRequest: true, keepConnected: false });
-    expect(new Stub(plugin, { index: "10", name: "test", logger: silentLogger, env: {} }).failurePolicy).toBeUndefined();
+    expect(
+      new Stub(plugin, { index: "10", name: "test", logger: silentLogger, env: {} }).failurePolicy,
+    ).toBeUndefined();
   });
 
   it.each<[string, unknown, string]>([
     ["null, Go's nil", null, "nil failure policy"],
     ["not an object", true, "failure policy must be an object"],
-    ["a field that is not a boolean", { failRequest: "yes" }, "failure policy: failRequest must be a boolean, not string"],
-    ["a field that is not a boolean", { keepConnected: 1 }, "failure policy: keepConnected must be a boolean, not number"],
+    [
+      "a field that is not a boolean",
+      { failRequest: "yes" },
+      "failure policy: failRequest must be a boolean, not string",
+    ],
+    [
+      "a field that is not a boolean",
+      { keepConnected: 1 },
+      "failure policy: keepConnected must be a boolean, not number",
+    ],
   ])("refuses %s before connecting", (_name, policy, text) => {
     expect(
       () =>

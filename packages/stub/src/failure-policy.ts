@@ -21,7 +21,10 @@ export interface FailurePolicyInput {
 export function resolveFailurePolicy(input: FailurePolicyInput | null | undefined): FailurePolicy | undefined {
   if (input === undefined) return undefined;
   if (input === null || typeof input !== "object") {
-    throw new StubError("ERR_STUB_FAILURE_POLICY", input === null ? "nil failure policy" : "failure policy must be an object");
+    throw new StubError(
+      "ERR_STUB_FAILURE_POLICY",
+      input === null ? "nil failure policy" : "failure policy must be an object",
+    );
   }
   for (const field of ["failRequest", "keepConnected"] as const) {
     const value: unknown = input[field];

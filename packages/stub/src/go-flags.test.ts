@@ -26,9 +26,15 @@ function failure(...argv: string[]): FlagError {
 
 describe("parseGoFlags", () => {
   it("takes either socket flag, the upstream name and its alias, into the upstream name", () => {
-    const specs = [{ name: "idx", kind: "string", usage: "plugin index to register to NRI" }, ...socketFlags("socket-path", "path of the NRI socket file")] as const;
+    const specs = [
+      { name: "idx", kind: "string", usage: "plugin index to register to NRI" },
+      ...socketFlags("socket-path", "path of the NRI socket file"),
+    ] as const;
     expect(parseGoFlags(specs, ["-socket", "/a.sock"], "p")).toEqual({ idx: "", "socket-path": "/a.sock" });
-    expect(parseGoFlags(specs, ["--socket-path=/b.sock", "-idx", "10"], "p")).toEqual({ idx: "10", "socket-path": "/b.sock" });
+    expect(parseGoFlags(specs, ["--socket-path=/b.sock", "-idx", "10"], "p")).toEqual({
+      idx: "10",
+      "socket-path": "/b.sock",
+    });
     expect(parseGoFlags(specs, ["-socket-path", "/b.sock", "-socket", "/a.sock"], "p")["socket-path"]).toBe("/a.sock");
     expect(flagUsage(specs, "p")).toBe(
       "Usage of p:\n  -idx string\n    \tplugin index to register to NRI\n  -socket string\n    \tthe same as -socket-path\n  -socket-path string\n    \tpath of the NRI socket file",
@@ -54,13 +60,20 @@ describe("parseGoFlags", () => {
     expect(parseGoFlags(specs, [], "p")).toEqual({ indices: "0,99", "verbose-level": 0 });
     expect(parseGoFlags(specs, ["-indices=", "-verbose-level", "2"], "p")).toEqual({ indices: "", "verbose-level": 2 });
     expect(parseGoFlags(specs, ["-verbose-level=0x1_0"], "p")["verbose-level"]).toBe(16);
-    expect(flagUsage(specs, "p")).toBe('Usage of p:\n  -indices string\n    \twhere to register,\n    \tas a list (default "0,99")\n  -verbose-level int\n    \thow much to print');
-    expect(() => parseGoFlags(specs, ["-verbose-level", "two"], "p")).toThrow(/^invalid value "two" for flag -verbose-level: parse error\n/);
+    expect(flagUsage(specs, "p")).toBe(
+      'Usage of p:\n  -indices string\n    \twhere to register,\n    \tas a list (default "0,99")\n  -verbose-level int\n    \thow much to print',
+    );
+    expect(() => parseGoFlags(specs, ["-verbose-level", "two"], "p")).toThrow(
+      /^invalid value "two" for flag -verbose-level: parse error\n/,
+    );
   });
 
   it("parses ints as strconv.ParseInt(s, 0, 64) does", () => {
-    expect(["7", "+7", "-7", "017", "0o17", "0b101", "0XfF", "1_000", "0", "-0"].map(parseGoInt)).toEqual([7, 7, -7, 15, 15, 5, 255, 1000, 0, 0]);
-    for (const bad of ["", "08", "1__0", "_1", "1_", "0x", " 1", "1.0", "--1"]) expect(() => parseGoInt(bad), bad).toThrow("parse error");
+    expect(["7", "+7", "-7", "017", "0o17", "0b101", "0XfF", "1_000", "0", "-0"].map(parseGoInt)).toEqual([
+      7, 7, -7, 15, 15, 5, 255, 1000, 0, 0,
+    ]);
+    for (const bad of ["", "08", "1__0", "_1", "1_", "0x", " 1", "1.0", "--1"])
+      expect(() => parseGoInt(bad), bad).toThrow("parse error");
     expect(() => parseGoInt("9223372036854775808")).toThrow("value out of range");
     expect(parseGoInt("-9223372036854775808")).toBe(-9223372036854775808);
   });
@@ -112,12 +125,20 @@ describe("flagsOrExit", { timeout: 120_000 }, () => {
       const flags = flagsOrExit(() => parseGoFlags(${JSON.stringify(ULIMIT_ADJUSTER_FLAGS)}, process.argv.slice(1), "nri-ulimit-adjuster"));
       process.stdout.write(JSON.stringify(flags));`;
     const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
-    return spawnSync(process.execPath, ["--conditions=@nri-ts/source", "--import", tsx, "--input-type=module", "-e", main, "--", ...argv], { encoding: "utf8" });
+    return spawnSync(
+      process.execPath,
+      ["--conditions=@nri-ts/source", "--import", tsx, "--input-type=module", "-e", main, "--", ...argv],
+      { encoding: "utf8" },
+    );
   }
 
   it("gives the flags of a good command line", () => {
     const run = program("-idx", "10", "-verbose");
-    expect([run.status, JSON.parse(run.stdout), run.stderr]).toEqual([0, { name: "", idx: "10", socket: "", verbose: true }, ""]);
+    expect([run.status, JSON.parse(run.stdout), run.stderr]).toEqual([
+      0,
+      { name: "", idx: "10", socket: "", verbose: true },
+      "",
+    ]);
   });
 
   it("ends the program as Go's flag.Parse does: the message on stderr, exit 2 for a bad command line, 0 for -h", () => {
@@ -125,6 +146,10 @@ describe("flagsOrExit", { timeout: 120_000 }, () => {
     expect([bad.status, bad.stdout]).toEqual([2, ""]);
     expect(bad.stderr).toBe(`${failure("-idx").message}\n`);
     const help = program("-h");
-    expect([help.status, help.stdout, help.stderr]).toEqual([0, "", `${flagUsage(ULIMIT_ADJUSTER_FLAGS, "nri-ulimit-adjuster")}\n`]);
+    expect([help.status, help.stdout, help.stderr]).toEqual([
+      0,
+      "",
+      `${flagUsage(ULIMIT_ADJUSTER_FLAGS, "nri-ulimit-adjuster")}\n`,
+    ]);
   });
 });

@@ -21,7 +21,11 @@ export interface FlagSpec {
 
 /** The parsed flags: text for string flags, booleans for bool flags, numbers for int flags; unset ones hold their default. Aliases are stored under the flag they stand for. */
 export type FlagValues<S extends readonly FlagSpec[]> = {
-  [F in S[number] as F extends { readonly aliasOf: string } ? never : F["name"]]: F["kind"] extends "bool" ? boolean : F["kind"] extends "int" ? number : string;
+  [F in S[number] as F extends { readonly aliasOf: string } ? never : F["name"]]: F["kind"] extends "bool"
+    ? boolean
+    : F["kind"] extends "int"
+      ? number
+      : string;
 };
 
 /**
@@ -71,7 +75,10 @@ export function flagUsage(specs: readonly FlagSpec[], program: string): string {
   const lines = [`Usage of ${program}:`];
   for (const spec of [...specs].sort((a, b) => (a.name < b.name ? -1 : 1))) {
     const head = `  -${spec.name}${spec.kind === "bool" ? "" : ` ${spec.kind}`}`;
-    const shown = spec.default === undefined || spec.default === "" || spec.default === 0 ? "" : ` (default ${typeof spec.default === "string" ? goQuote(spec.default) : spec.default})`;
+    const shown =
+      spec.default === undefined || spec.default === "" || spec.default === 0
+        ? ""
+        : ` (default ${typeof spec.default === "string" ? goQuote(spec.default) : spec.default})`;
     const usage = (spec.usage + shown).replaceAll("\n", "\n    \t");
     lines.push(head.length <= 4 ? `${head}\t${usage}` : `${head}\n    \t${usage}`);
   }
@@ -98,9 +105,15 @@ export function parseGoInt(text: string): number {
 }
 
 /** @throws FlagError for `-h`, an unknown flag, a missing value or a bad boolean */
-export function parseGoFlags<const S extends readonly FlagSpec[]>(specs: S, argv: readonly string[], program: string): FlagValues<S> {
+export function parseGoFlags<const S extends readonly FlagSpec[]>(
+  specs: S,
+  argv: readonly string[],
+  program: string,
+): FlagValues<S> {
   const values: Record<string, string | boolean | number> = Object.fromEntries(
-    specs.filter((s) => s.aliasOf === undefined).map((s) => [s.name, s.kind === "bool" ? false : (s.default ?? (s.kind === "int" ? 0 : ""))]),
+    specs
+      .filter((s) => s.aliasOf === undefined)
+      .map((s) => [s.name, s.kind === "bool" ? false : (s.default ?? (s.kind === "int" ? 0 : ""))]),
   );
   const fail = (message: string): never => {
     throw new FlagError(`${message}\n${flagUsage(specs, program)}`, 2);

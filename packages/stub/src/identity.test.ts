@@ -32,8 +32,13 @@ describe("resolveIdentity", () => {
     // the environment and an explicit name still come first; an NN-name program still gives both
     const env = { NRI_PLUGIN_IDX: "05", NRI_PLUGIN_NAME: "limits" };
     expect(resolveIdentity(sources({ env, defaultName: "ulimit-adjuster" }))).toEqual({ index: "05", name: "limits" });
-    expect(resolveIdentity(sources({ index: "10", name: "mine", defaultName: "ulimit-adjuster" }))).toEqual({ index: "10", name: "mine" });
-    expect(resolveIdentity(sources({ programPath: "/opt/nri/plugins/20-limits", defaultName: "ulimit-adjuster" }))).toEqual({
+    expect(resolveIdentity(sources({ index: "10", name: "mine", defaultName: "ulimit-adjuster" }))).toEqual({
+      index: "10",
+      name: "mine",
+    });
+    expect(
+      resolveIdentity(sources({ programPath: "/opt/nri/plugins/20-limits", defaultName: "ulimit-adjuster" })),
+    ).toEqual({
       index: "20",
       name: "limits",
     });

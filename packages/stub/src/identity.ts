@@ -1,11 +1,5 @@
 import { basename } from "node:path";
-import {
-  checkPluginIndex,
-  checkPluginName,
-  parsePluginName,
-  PLUGIN_IDX_ENV,
-  PLUGIN_NAME_ENV,
-} from "@nri-ts/api";
+import { checkPluginIndex, checkPluginName, parsePluginName, PLUGIN_IDX_ENV, PLUGIN_NAME_ENV } from "@nri-ts/api";
 import { StubError, messageOf } from "./errors.js";
 
 /** A plugin's identity: it registers as `<index>-<name>`. */

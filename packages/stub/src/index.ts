@@ -8,7 +8,16 @@ export type { ReconnectOptions } from "./backoff.js";
 export { type Dialer, dialUnix } from "./connect.js";
 export { StubError, type StubErrorCode } from "./errors.js";
 export type { FailurePolicyInput } from "./failure-policy.js";
-export { FlagError, type FlagSpec, type FlagValues, flagsOrExit, flagUsage, parseGoFlags, parseGoInt, socketFlags } from "./go-flags.js";
+export {
+  FlagError,
+  type FlagSpec,
+  type FlagValues,
+  flagsOrExit,
+  flagUsage,
+  parseGoFlags,
+  parseGoInt,
+  socketFlags,
+} from "./go-flags.js";
 export type { Identity } from "./identity.js";
 export { createLogger, type LogFn, type Logger, type LoggerOptions, type LogLevel, silentLogger } from "./logger.js";
 export { formatTextLine, logrusValue, type TextLevel, type TextLine } from "./text-format.js";

@@ -85,7 +85,7 @@ describe("createLogger with format: text, as logrus writes Go plugins' lines", (
     expect(lines).toEqual([
       'time="2026-01-02T03:04:08Z" level=info msg="Started pod default/web" count=2 ips="[10.0.0.1 fd00::1]" pod=web\n',
       'time="2026-01-02T03:04:10Z" level=warning msg=plain-word a key="tab\\there" empty=\n',
-      "time=\"2026-01-02T03:04:11Z\" level=error err=boom fields.msg=clash\n",
+      'time="2026-01-02T03:04:11Z" level=error err=boom fields.msg=clash\n',
     ]);
   });
 
@@ -94,6 +94,9 @@ describe("createLogger with format: text, as logrus writes Go plugins' lines", (
     bindLogger(logger, { plugin: "10-x" }).info("hello");
     logger.debug("hidden");
     logger.warn({ z: 1 }, "careful\n");
-    expect(lines).toEqual(["INFO   [0001] hello                                         plugin=10-x\n", `WARNING[0003] ${"careful".padEnd(44)}  z=1\n`]);
+    expect(lines).toEqual([
+      "INFO   [0001] hello                                         plugin=10-x\n",
+      `WARNING[0003] ${"careful".padEnd(44)}  z=1\n`,
+    ]);
   });
 });

@@ -1,4 +1,10 @@
-import { AdjustmentBuilder, ContainerAdjustment, ContainerUpdate, PartialMessageError, UpdateBuilder } from "@nri-ts/api";
+import {
+  AdjustmentBuilder,
+  ContainerAdjustment,
+  ContainerUpdate,
+  PartialMessageError,
+  UpdateBuilder,
+} from "@nri-ts/api";
 import { describe, expect, it } from "vitest";
 import { StubError } from "./errors.js";
 import { createContainerResponse, toUpdates, updateContainerResponse } from "./results.js";
@@ -48,7 +54,9 @@ describe("createContainerResponse", () => {
       update: [ContainerUpdate.fromPartial({ containerId: "c2" })],
       evict: [],
     });
-    expect(createContainerResponse(loosely({ annotations: { a: "b" }, update: undefined })).adjust?.annotations).toEqual({
+    expect(
+      createContainerResponse(loosely({ annotations: { a: "b" }, update: undefined })).adjust?.annotations,
+    ).toEqual({
       a: "b",
     });
   });
@@ -79,7 +87,10 @@ describe("createContainerResponse", () => {
   it("refuses 64-bit integers that are not, naming the update and the field", () => {
     const error = stubErrorOf(() =>
       createContainerResponse({
-        update: [{ containerId: "c2" }, { containerId: "c3", linux: { resources: { memory: { limit: { value: "2Gi" } } } } }],
+        update: [
+          { containerId: "c2" },
+          { containerId: "c3", linux: { resources: { memory: { limit: { value: "2Gi" } } } } },
+        ],
       }),
     );
     expect(error.message).toBe(
@@ -87,8 +98,9 @@ describe("createContainerResponse", () => {
     );
     expect(error.cause).toBeInstanceOf(PartialMessageError);
     expect(
-      createContainerResponse({ update: [{ containerId: "c3", linux: { resources: { memory: { limit: { value: "2147483648" } } } } }] })
-        .update?.[0]?.linux?.resources?.memory?.limit?.value,
+      createContainerResponse({
+        update: [{ containerId: "c3", linux: { resources: { memory: { limit: { value: "2147483648" } } } } }],
+      }).update?.[0]?.linux?.resources?.memory?.limit?.value,
     ).toBe(2147483648n);
   });
 
@@ -109,7 +121,9 @@ describe("updateContainerResponse", () => {
   it("takes nothing, a list of updates, or updates with evictions", () => {
     expect(updateContainerResponse(undefined)).toEqual({});
     expect(updateContainerResponse({})).toEqual({});
-    expect(updateContainerResponse([{ containerId: "c1" }])).toEqual({ update: [ContainerUpdate.fromPartial({ containerId: "c1" })] });
+    expect(updateContainerResponse([{ containerId: "c1" }])).toEqual({
+      update: [ContainerUpdate.fromPartial({ containerId: "c1" })],
+    });
     expect(updateContainerResponse({ evict: [{ containerId: "c2", reason: "r" }] })).toEqual({
       update: [],
       evict: [{ containerId: "c2", reason: "r" }],

@@ -35,7 +35,8 @@ function describe(value: unknown): string {
   if (Array.isArray(value)) return "a list";
   if (value instanceof AdjustmentBuilder) return "an AdjustmentBuilder";
   if (value instanceof UpdateBuilder) return "an UpdateBuilder";
-  if (typeof value === "object" && value !== null) return `an object with ${definedKeys(value).join(", ") || "no keys"}`;
+  if (typeof value === "object" && value !== null)
+    return `an object with ${definedKeys(value).join(", ") || "no keys"}`;
   return typeof value === "string" ? JSON.stringify(value) : String(value);
 }
 
@@ -118,7 +119,9 @@ function isLongForm(result: Record<string, unknown>, forms: ResultForms): boolea
   }
   const unknown = keys.filter((key) => !forms.longKeys.includes(key));
   if (unknown.length > 0) {
-    throw invalid(`${forms.what}: unknown key${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} next to ${long.join(", ")} (the ${longForm} form has no others)`);
+    throw invalid(
+      `${forms.what}: unknown key${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} next to ${long.join(", ")} (the ${longForm} form has no others)`,
+    );
   }
   return true;
 }
@@ -127,11 +130,16 @@ export function createContainerResponse(result: CreateContainerResult | null): D
   const { what } = CREATE_CONTAINER_FORMS;
   if (result === undefined || result === null) return {};
   if (result instanceof AdjustmentBuilder) return { adjust: result.build() };
-  if (!isPlainObject(result)) throw invalid(`${what}: expected an adjustment or {adjust, update, evict}, got ${describe(result)}`);
+  if (!isPlainObject(result))
+    throw invalid(`${what}: expected an adjustment or {adjust, update, evict}, got ${describe(result)}`);
   if (!isLongForm(result, CREATE_CONTAINER_FORMS)) {
     return { adjust: toAdjustment(result as AdjustmentInput, what) };
   }
-  const reply = result as { adjust?: AdjustmentInput; update?: readonly UpdateInput[]; evict?: readonly EvictionInput[] };
+  const reply = result as {
+    adjust?: AdjustmentInput;
+    update?: readonly UpdateInput[];
+    evict?: readonly EvictionInput[];
+  };
   return {
     adjust: reply.adjust === undefined ? undefined : toAdjustment(reply.adjust, `${what} adjust`),
     update: toUpdates(reply.update, what),

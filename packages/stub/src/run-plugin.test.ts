@@ -93,7 +93,11 @@ describe("runPlugin in a plugin program", { timeout: 120_000 }, () => {
   });
 
   it("runs the README's example plugin", async () => {
-    const { runtime } = await launch({ NRI_PLUGIN_NAME: "annotate", NRI_PLUGIN_IDX: "10" }, [], "examples/10-annotate.ts");
+    const { runtime } = await launch(
+      { NRI_PLUGIN_NAME: "annotate", NRI_PLUGIN_IDX: "10" },
+      [],
+      "examples/10-annotate.ts",
+    );
     const configured = await runtime.handshake();
     expect(configured.events).toBe(0x248); // CreateContainer, PostStartContainer, StopContainer
     const reply = await runtime.plugin.createContainer({ pod: { name: "web" }, container: { id: "c1" } });
@@ -124,9 +128,9 @@ describe("runPlugin's onStub", () => {
     expect(stub?.name).toBe("10-pusher");
     expect(stub?.connected).toBe(true);
     await stub?.updateContainers([new UpdateBuilder("ctr-1").setCpuShares(256)]);
-    expect(runtime.updateRequests.map((r) => r.update.map((u) => [u.containerId, u.linux?.resources?.cpu?.shares?.value]))).toEqual([
-      [["ctr-1", 256n]],
-    ]);
+    expect(
+      runtime.updateRequests.map((r) => r.update.map((u) => [u.containerId, u.linux?.resources?.cpu?.shares?.value])),
+    ).toEqual([[["ctr-1", 256n]]]);
     await stub?.stop();
     await running;
     expect(exitCodes).toEqual([0]);

@@ -34,7 +34,10 @@ export interface RunPluginOptions extends StubOptions {
  * Keys in the handlers' answers that no answer form has are type errors
  * (see {@link definePlugin}).
  */
-export async function runPlugin<P extends Plugin>(plugin: CheckedPlugin<P>, options: RunPluginOptions = {}): Promise<void> {
+export async function runPlugin<P extends Plugin>(
+  plugin: CheckedPlugin<P>,
+  options: RunPluginOptions = {},
+): Promise<void> {
   const exit = options.exit ?? ((code: number) => process.exit(code));
   let stub: Stub;
   try {

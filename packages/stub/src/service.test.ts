@@ -60,7 +60,11 @@ describe("lifecycle events", () => {
     const runtime = await connect(plugin);
     const p = runtime.plugin;
     await p.runPodSandbox({ pod });
-    await p.updatePodSandbox({ pod, overheadLinuxResources: { cpu: { shares: { value: 2n } } }, linuxResources: resources });
+    await p.updatePodSandbox({
+      pod,
+      overheadLinuxResources: { cpu: { shares: { value: 2n } } },
+      linuxResources: resources,
+    });
     await p.postUpdatePodSandbox({ pod });
     await p.createContainer({ pod, container });
     await p.postCreateContainer({ pod, container });
@@ -313,7 +317,12 @@ describe("synchronize", () => {
     ]);
     expect(seen).toEqual([]);
     const last = await runtime.plugin.synchronize({ pods: [], containers: [{ id: "c2" }, { id: "c3" }], more: false });
-    expect(seen).toEqual([[["p1", "p2"], ["c1", "c2", "c3"]]]);
+    expect(seen).toEqual([
+      [
+        ["p1", "p2"],
+        ["c1", "c2", "c3"],
+      ],
+    ]);
     expect(last.more).toBe(false);
     expect(last.update.map((u) => [u.containerId, u.linux?.resources?.memory?.limit?.value])).toEqual([
       ["c3", 1n << 20n],

@@ -199,7 +199,10 @@ export function createPluginService(host: ServiceHost): ServiceImplementation<Pl
         return { more: true };
       }
       try {
-        const update = toUpdates(await handler.call(plugin, state.pods, state.containers, context(call)), "synchronize result");
+        const update = toUpdates(
+          await handler.call(plugin, state.pods, state.containers, context(call)),
+          "synchronize result",
+        );
         synchronized();
         return { update, more: false };
       } catch (error) {
@@ -264,7 +267,13 @@ export function createPluginService(host: ServiceHost): ServiceImplementation<Pl
       if (!handler) return {};
       try {
         return updateContainerResponse(
-          await handler.call(plugin, pod(request.pod), container(request.container), request.linuxResources, context(call)),
+          await handler.call(
+            plugin,
+            pod(request.pod),
+            container(request.container),
+            request.linuxResources,
+            context(call),
+          ),
         );
       } catch (error) {
         throw failed("updateContainer", error);

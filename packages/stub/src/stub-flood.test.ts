@@ -60,7 +60,13 @@ it("a runtime that sends without reading costs the plugin bounded memory", { tim
   ).finish();
   let id = 1001;
   const flood = new Flood(toPlugin, trunk, () =>
-    encodeRequestFrame((id += 2), 0, { service, method: "CreateContainer", payload: request, timeoutNano: 0n, metadata: [] }),
+    encodeRequestFrame((id += 2), 0, {
+      service,
+      method: "CreateContainer",
+      payload: request,
+      timeoutNano: 0n,
+      metadata: [],
+    }),
   );
   const { written, rssBefore, rssAfter } = await floodCost(flood, child, FLOOD_BYTES);
   expect(written, "the plugin stopped reading").toBeLessThan(FLOOD_BYTES);

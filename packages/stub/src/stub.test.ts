@@ -118,21 +118,29 @@ describe("registration", () => {
 
   it("serves Configure before its RegisterPlugin is answered", async () => {
     let configured: unknown;
-    const { started } = await starting(plugin, {}, {
-      onRegister: async (_request, runtime) => {
-        configured = await runtime.configure();
+    const { started } = await starting(
+      plugin,
+      {},
+      {
+        onRegister: async (_request, runtime) => {
+          configured = await runtime.configure();
+        },
       },
-    });
+    );
     await started;
     expect(configured).toEqual({ events: 0x208 });
   });
 
   it("fails to start when the runtime refuses the registration", async () => {
-    const { started } = await starting(plugin, {}, {
-      onRegister: () => {
-        throw new Error('invalid plugin name: invalid plugin name "x y"');
+    const { started } = await starting(
+      plugin,
+      {},
+      {
+        onRegister: () => {
+          throw new Error('invalid plugin name: invalid plugin name "x y"');
+        },
       },
-    });
+    );
     await expect(started).rejects.toThrow(
       new StubError(
         "ERR_STUB_REGISTER",
@@ -241,7 +249,10 @@ describe("configuration", () => {
       details: "internal error: unhandled events RunPodSandbox (0x1)",
     });
     await expect(started).rejects.toThrow(
-      new StubError("ERR_STUB_CONFIGURE", "plugin configuration failed: internal error: unhandled events RunPodSandbox (0x1)"),
+      new StubError(
+        "ERR_STUB_CONFIGURE",
+        "plugin configuration failed: internal error: unhandled events RunPodSandbox (0x1)",
+      ),
     );
     await runtime.closed;
   });
@@ -254,7 +265,10 @@ describe("configuration", () => {
       },
     });
     await runtime.registered();
-    await expect(runtime.configure()).rejects.toMatchObject({ code: Status.UNKNOWN, details: "bad config: no such key" });
+    await expect(runtime.configure()).rejects.toMatchObject({
+      code: Status.UNKNOWN,
+      details: "bad config: no such key",
+    });
     await expect(started).rejects.toMatchObject({ code: "ERR_STUB_CONFIGURE" });
   });
 });

@@ -10,7 +10,10 @@ const page = (p: string[], c: string[], more: boolean) =>
 
 describe("SyncJoiner", () => {
   it("passes a single request through", () => {
-    expect(new SyncJoiner().add(page(["p1"], ["c1"], false))).toEqual({ pods: pods("p1"), containers: containers("c1") });
+    expect(new SyncJoiner().add(page(["p1"], ["c1"], false))).toEqual({
+      pods: pods("p1"),
+      containers: containers("c1"),
+    });
   });
 
   it("holds pages with more set and joins them with the last, in order", () => {

@@ -12,7 +12,13 @@ import { goQuote } from "@nri-ts/api";
 /** The levels plugins log at; `fatal` is the line a Go plugin writes before it exits (logrus's Fatal). */
 export type TextLevel = "debug" | "info" | "warn" | "error" | "fatal";
 
-const LEVEL_NAMES: Readonly<Record<TextLevel, string>> = { debug: "debug", info: "info", warn: "warning", error: "error", fatal: "fatal" };
+const LEVEL_NAMES: Readonly<Record<TextLevel, string>> = {
+  debug: "debug",
+  info: "info",
+  warn: "warning",
+  error: "error",
+  fatal: "fatal",
+};
 const PLAIN = /^[A-Za-z0-9\-._/@^+]*$/;
 /** The keys logrus writes itself; fields of the same name are renamed `fields.<key>`. */
 const FIXED = new Set(["time", "level", "msg"]);
@@ -71,7 +77,10 @@ export function formatTextLine(line: TextLine, sinceStart?: number): string {
     const head = `${LEVEL_NAMES[line.level].toUpperCase().padEnd(7)}[${seconds}] ${msg.padEnd(44)} `;
     return `${(head + fields.map(([key, value]) => ` ${key}=${logrusValue(value)}`).join("")).trimEnd()}\n`;
   }
-  const pairs: [string, unknown][] = [["time", rfc3339(line.at)], ["level", LEVEL_NAMES[line.level]]];
+  const pairs: [string, unknown][] = [
+    ["time", rfc3339(line.at)],
+    ["level", LEVEL_NAMES[line.level]],
+  ];
   if (line.msg !== "") pairs.push(["msg", line.msg]);
   return `${[...pairs, ...fields].map(([key, value]) => `${key}=${logrusValue(value)}`).join(" ")}\n`;
 }

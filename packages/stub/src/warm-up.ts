@@ -46,7 +46,13 @@ function exemplar(): Record<string, unknown> {
     labels,
     annotations: { "io.kubernetes.cri.sandbox-id": "0".repeat(64) },
     runtimeHandler: "runc",
-    linux: { cgroupParent: "/kubepods", cgroupsPath: "/kubepods/pod", namespaces, podResources: resources(), resources: resources() },
+    linux: {
+      cgroupParent: "/kubepods",
+      cgroupsPath: "/kubepods/pod",
+      namespaces,
+      podResources: resources(),
+      resources: resources(),
+    },
     pid: 1000,
     ips: ["10.0.0.1"],
   };
@@ -59,11 +65,23 @@ function exemplar(): Record<string, unknown> {
     annotations: { "io.kubernetes.cri.container-type": "container" },
     args: ["/bin/sh", "-c", "true"],
     env: ["PATH=/usr/bin:/bin"],
-    mounts: [{ destination: "/etc/hosts", type: "bind", source: "/var/lib/hosts", options: ["rbind", "rprivate", "rw"] }],
+    mounts: [
+      { destination: "/etc/hosts", type: "bind", source: "/var/lib/hosts", options: ["rbind", "rprivate", "rw"] },
+    ],
     hooks: { prestart: [{ path: "/bin/hook", args: ["hook"], env: ["A=b"], timeout: { value: 5 } }] },
     linux: {
       namespaces,
-      devices: [{ path: "/dev/null", type: "c", major: 1n, minor: 3n, fileMode: { value: 0o666 }, uid: { value: 0 }, gid: { value: 0 } }],
+      devices: [
+        {
+          path: "/dev/null",
+          type: "c",
+          major: 1n,
+          minor: 3n,
+          fileMode: { value: 0o666 },
+          uid: { value: 0 },
+          gid: { value: 0 },
+        },
+      ],
       resources: resources(),
       oomScoreAdj: { value: 1000 },
       cgroupsPath: "/kubepods/pod/ctr",

@@ -36,7 +36,9 @@ export function benchCodec(): CodecResult[] {
     const encodeRate = rate(() => encodeFrame(1, MessageType.Data, 0, data));
 
     const count = Math.max(1, Math.floor((8 << 20) / (size + 10)));
-    const stream = Buffer.concat(Array.from({ length: count }, (_, i) => encodeFrame(2 * i + 1, MessageType.Data, 0, data)));
+    const stream = Buffer.concat(
+      Array.from({ length: count }, (_, i) => encodeFrame(2 * i + 1, MessageType.Data, 0, data)),
+    );
     const chunks: Uint8Array[] = [];
     for (let offset = 0; offset < stream.length; offset += 65536) chunks.push(stream.subarray(offset, offset + 65536));
     let decoded = 0;

@@ -198,7 +198,16 @@ async function main(): Promise<void> {
 
   const name = (side: Side) => (side === "ts" ? "TS" : "Go");
   const rows = [
-    ["client → server", "in flight", "calls/s", "p50 µs", "p99 µs", "calls/s vs Go→Go", "p50 vs Go→Go", "CPU µs/call client + server"],
+    [
+      "client → server",
+      "in flight",
+      "calls/s",
+      "p50 µs",
+      "p99 µs",
+      "calls/s vs Go→Go",
+      "p50 vs Go→Go",
+      "CPU µs/call client + server",
+    ],
   ];
   for (const [client, server] of pairs) {
     for (const inFlight of IN_FLIGHT) {
@@ -225,12 +234,20 @@ async function main(): Promise<void> {
   recordResults(headlines(results));
 
   console.log("\nFrame codec (one core)");
-  printTable([["frame data", "encode MB/s", "decode MB/s"], ...benchCodec().map((r) => [r.label, r.encodeMBps.toFixed(0), r.decodeMBps.toFixed(0)])]);
+  printTable([
+    ["frame data", "encode MB/s", "decode MB/s"],
+    ...benchCodec().map((r) => [r.label, r.encodeMBps.toFixed(0), r.decodeMBps.toFixed(0)]),
+  ]);
 
   console.log("\nClosing a connection with open calls (half unary, half bidirectional streams)");
   printTable([
     ["side", "open calls", "teardown ms", "longest event-loop stall ms"],
-    ...(await benchTeardown(smoke ? [1000] : undefined)).map((r) => [r.side, String(r.calls), r.teardownMs.toFixed(0), r.longestStallMs.toFixed(0)]),
+    ...(await benchTeardown(smoke ? [1000] : undefined)).map((r) => [
+      r.side,
+      String(r.calls),
+      r.teardownMs.toFixed(0),
+      r.longestStallMs.toFixed(0),
+    ]),
   ]);
 }
 
@@ -240,9 +257,23 @@ function headlines(results: ReadonlyMap<string, Result>) {
   const go = (inFlight: number) => results.get(`go-go-${inFlight}`) ?? null;
   const note = (inFlight: number) =>
     `unary Echo (${VALUE_BYTES}-byte value), ${inFlight} in flight on one unix socket, TS client → TS server against Go → Go; ${SECONDS} s per cell, median of ${ROUNDS} interleaved rounds`;
-  const figure = (inFlight: number, what: string, unit: string, target: string | null, pick: (cell: Result) => number) => {
+  const figure = (
+    inFlight: number,
+    what: string,
+    unit: string,
+    target: string | null,
+    pick: (cell: Result) => number,
+  ) => {
     const goCell = go(inFlight);
-    return result({ group: "ttrpc", what, ours: pick(ours(inFlight)!), go: goCell && pick(goCell), unit, target, note: note(inFlight) });
+    return result({
+      group: "ttrpc",
+      what,
+      ours: pick(ours(inFlight)!),
+      go: goCell && pick(goCell),
+      unit,
+      target,
+      note: note(inFlight),
+    });
   };
   return [
     figure(64, "Echo throughput, 64 in flight", "calls/s", ">= 1.5x", (cell) => cell.callsPerSecond),

@@ -14,8 +14,22 @@ const HangDefinition = {
   name: "Hang",
   fullName: "nrits.bench.Hang",
   methods: {
-    hang: { name: "Hang", requestType: KeyValue, responseType: KeyValue, requestStream: false, responseStream: false, options: {} },
-    chat: { name: "Chat", requestType: KeyValue, responseType: KeyValue, requestStream: true, responseStream: true, options: {} },
+    hang: {
+      name: "Hang",
+      requestType: KeyValue,
+      responseType: KeyValue,
+      requestStream: false,
+      responseStream: false,
+      options: {},
+    },
+    chat: {
+      name: "Chat",
+      requestType: KeyValue,
+      responseType: KeyValue,
+      requestStream: true,
+      responseStream: true,
+      options: {},
+    },
   },
 } as const;
 
@@ -45,7 +59,10 @@ async function socketPair(): Promise<[Socket, Socket]> {
 }
 
 /** Runs `close`, then measures until `over` resolves. */
-async function measure(close: () => void, over: Promise<unknown>): Promise<{ teardownMs: number; longestStallMs: number }> {
+async function measure(
+  close: () => void,
+  over: Promise<unknown>,
+): Promise<{ teardownMs: number; longestStallMs: number }> {
   let longest = 0;
   let last = performance.now();
   const ticker = setInterval(() => {
@@ -80,7 +97,15 @@ async function serverSide(calls: number): Promise<TeardownResult> {
   for (let i = 0; i < calls; i++) {
     const chat = i % 2 === 1;
     const flags = chat ? Flag.RemoteOpen : 0;
-    peer.write(encodeRequestFrame(2 * i + 1, flags, { service, method: chat ? "Chat" : "Hang", payload: new Uint8Array(0), timeoutNano: 0n, metadata: [] }));
+    peer.write(
+      encodeRequestFrame(2 * i + 1, flags, {
+        service,
+        method: chat ? "Chat" : "Hang",
+        payload: new Uint8Array(0),
+        timeoutNano: 0n,
+        metadata: [],
+      }),
+    );
   }
   while (started < calls) await new Promise((resolve) => setTimeout(resolve, 10));
   return { side: "server", calls, ...(await measure(() => peer.destroy(), served)) };
@@ -95,12 +120,19 @@ async function clientSide(calls: number): Promise<TeardownResult> {
     if (i % 2 === 0) {
       endings.push(channel.unary(HangDefinition.fullName, "Hang", new Uint8Array(0)).catch(() => {}));
     } else {
-      const stream = channel.stream(HangDefinition.fullName, "Chat", { requestStream: true, responseStream: true }, undefined);
-      endings.push((async () => {
-        try {
-          for await (const _ of stream.responses);
-        } catch {}
-      })());
+      const stream = channel.stream(
+        HangDefinition.fullName,
+        "Chat",
+        { requestStream: true, responseStream: true },
+        undefined,
+      );
+      endings.push(
+        (async () => {
+          try {
+            for await (const _ of stream.responses);
+          } catch {}
+        })(),
+      );
     }
   }
   await new Promise((resolve) => setTimeout(resolve, 100));

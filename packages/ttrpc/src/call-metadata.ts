@@ -77,7 +77,8 @@ function isBinary(key: string): boolean {
 function check(key: string, value: Value): void {
   if (!KEY.test(key)) throw new Error(`Metadata key '${key}' contains illegal characters`);
   if (isBinary(key)) {
-    if (!(value instanceof Uint8Array)) throw new Error(`Metadata key '${key}' ends with '-bin', thus it must have binary value`);
+    if (!(value instanceof Uint8Array))
+      throw new Error(`Metadata key '${key}' ends with '-bin', thus it must have binary value`);
   } else if (typeof value !== "string") {
     throw new Error(`Metadata key '${key}' doesn't end with '-bin', thus it must have string value`);
   } else if (!PRINTABLE.test(value)) {

@@ -43,7 +43,9 @@ describe("Channel unary calls", () => {
     });
     // answered out of order
     for (const id of [5, 1, 3]) server.send(encodeResponseFrame(id, undefined, keyValue(`reply ${id}`)));
-    expect(await Promise.all(calls)).toEqual([keyValue("reply 1"), keyValue("reply 3"), keyValue("reply 5")].map(Buffer.from));
+    expect(await Promise.all(calls)).toEqual(
+      [keyValue("reply 1"), keyValue("reply 3"), keyValue("reply 5")].map(Buffer.from),
+    );
   });
 
   it("sends metadata as key/value pairs, binary values in base64", async () => {
@@ -66,7 +68,11 @@ describe("Channel unary calls", () => {
     expect(timeout).toBeLessThanOrEqual(100_000_000n);
     const error = await failure(call);
     expect(error).toBeInstanceOf(ClientError);
-    expect(error).toMatchObject({ code: Status.DEADLINE_EXCEEDED, details: "context deadline exceeded", path: "/svc.S/Slow" });
+    expect(error).toMatchObject({
+      code: Status.DEADLINE_EXCEEDED,
+      details: "context deadline exceeded",
+      path: "/svc.S/Slow",
+    });
     server.send(encodeResponseFrame(1, undefined, keyValue("late")));
     const next = channel.unary("svc.S", "M", EMPTY);
     expect((await server.next()).streamId).toBe(3);
@@ -110,7 +116,11 @@ describe("Channel unary calls", () => {
     server.send(encodeResponseFrame(3, { code: Status.NOT_FOUND, message: "no such thing" }, EMPTY));
     expect(await ok).toEqual(Buffer.alloc(0));
     const error = await failure(notFound);
-    expect(error).toMatchObject({ code: Status.NOT_FOUND, details: "no such thing", message: "/svc.S/M NOT_FOUND: no such thing" });
+    expect(error).toMatchObject({
+      code: Status.NOT_FOUND,
+      details: "no such thing",
+      message: "/svc.S/M NOT_FOUND: no such thing",
+    });
   });
 
   it("refuses a request over 4 MiB for that call only, using up its stream id as Go does", async () => {
@@ -182,13 +192,19 @@ describe("Channel closing", () => {
 
 describe("Channel closing with many calls", () => {
   // CPU-bound: 1-2 s at load 7-10, up to 8 s beside two busy loops at load 11: too close to vitest's default 20 s for a loaded CI machine.
-  it("fails 50,000 pending calls and streams when the server goes away, each with its method's Unavailable", { timeout: 120_000 }, async () => {
+  it("fails 50,000 pending calls and streams when the server goes away, each with its method's Unavailable", {
+    timeout: 120_000,
+  }, async () => {
     const CALLS = 25_000;
     const { channel, server } = await connected();
     const unary = Array.from({ length: CALLS }, () => failure(channel.unary("svc.S", "Hang", EMPTY)));
     const streams = Array.from({ length: CALLS }, async () => {
       const stream = channel.stream("svc.S", "Chat", { requestStream: true, responseStream: true }, undefined);
-      return failure((async () => { for await (const _ of stream.responses); })());
+      return failure(
+        (async () => {
+          for await (const _ of stream.responses);
+        })(),
+      );
     });
     for (let i = 0; i < 2 * CALLS; i++) await server.next();
     server.socket.destroy();
@@ -208,7 +224,12 @@ describe("Channel streams", () => {
     stream.closeSend();
     const frames = [await server.next(), await server.next(), await server.next(), await server.next()];
     expect(frames.map((f) => [f.streamId, f.type, f.flags, f.length])).toEqual([
-      [1, MessageType.Request, Flag.RemoteOpen, Request.encode(Request.fromPartial({ service: "svc.S", method: "Collect" })).finish().length],
+      [
+        1,
+        MessageType.Request,
+        Flag.RemoteOpen,
+        Request.encode(Request.fromPartial({ service: "svc.S", method: "Collect" })).finish().length,
+      ],
       [1, MessageType.Data, 0, keyValue("a").length],
       [1, MessageType.Data, 0, 0],
       [1, MessageType.Data, Flag.RemoteClosed | Flag.NoData, 0],
@@ -230,7 +251,11 @@ describe("Channel streams", () => {
     server.send(encodeFrame(1, MessageType.Data, Flag.RemoteClosed, keyValue("last")));
     const responses = [];
     for await (const response of stream.responses) responses.push(Buffer.from(response).toString("hex"));
-    expect(responses).toEqual([Buffer.from(keyValue("0")).toString("hex"), "", Buffer.from(keyValue("last")).toString("hex")]);
+    expect(responses).toEqual([
+      Buffer.from(keyValue("0")).toString("hex"),
+      "",
+      Buffer.from(keyValue("last")).toString("hex"),
+    ]);
   });
 
   it("ends a stream with the status of a final Response", async () => {

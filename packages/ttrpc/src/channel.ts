@@ -68,9 +68,9 @@ export class Channel {
       frame: (streamId, type, flags, data) => this.streams.get(streamId)?.frame(type, flags, data),
       // the peer's oversized frame: no OversizedMessageError cause, which marks local refusals
       oversized: (streamId, _type, _flags, length) =>
-        this.streams.get(streamId)?.fail(
-          new ClientError(this.pathOf(streamId), Status.RESOURCE_EXHAUSTED, oversizedText(length)),
-        ),
+        this.streams
+          .get(streamId)
+          ?.fail(new ClientError(this.pathOf(streamId), Status.RESOURCE_EXHAUSTED, oversizedText(length))),
     });
     duplex.on("data", (chunk: Buffer) => {
       try {
@@ -270,10 +270,15 @@ abstract class CallBase {
     try {
       response = decodeResponse(data);
     } catch (error) {
-      throw new ClientError(this.path, Status.INTERNAL, `ttrpc: error unmarshalling response: ${(error as Error).message}`);
+      throw new ClientError(
+        this.path,
+        Status.INTERNAL,
+        `ttrpc: error unmarshalling response: ${(error as Error).message}`,
+      );
     }
     const status = response.status;
-    if (status !== undefined && status.code !== Status.OK) throw new ClientError(this.path, status.code, status.message);
+    if (status !== undefined && status.code !== Status.OK)
+      throw new ClientError(this.path, status.code, status.message);
     return response.payload;
   }
 }

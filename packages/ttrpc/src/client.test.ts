@@ -20,7 +20,9 @@ async function setUp() {
     fail: async (request) => {
       throw new ServerError(Number(request.key), request.value);
     },
-    metadata: async (_request, { metadata }) => ({ list: [...metadata].map(([key, values]) => `${key}=${values.join(",")}`) }),
+    metadata: async (_request, { metadata }) => ({
+      list: [...metadata].map(([key, values]) => `${key}=${values.join(",")}`),
+    }),
     collect: async (requests) => {
       const list: string[] = [];
       for await (const request of requests) list.push(request.key);
@@ -62,7 +64,11 @@ describe("createClient", () => {
     const client = createClient(TestDefinition, await setUp());
     const error = await client.fail({ key: String(Status.FAILED_PRECONDITION), value: "not yet" }).catch((e) => e);
     expect(error).toBeInstanceOf(ClientError);
-    expect(error).toMatchObject({ path: "/nrits.test.Test/Fail", code: Status.FAILED_PRECONDITION, details: "not yet" });
+    expect(error).toMatchObject({
+      path: "/nrits.test.Test/Fail",
+      code: Status.FAILED_PRECONDITION,
+      details: "not yet",
+    });
   });
 
   it("runs many calls at once on one connection", async () => {

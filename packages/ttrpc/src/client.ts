@@ -98,13 +98,7 @@ function baseCall(channel: Channel, service: string, method: MethodDefinition): 
     }
   };
   const open = (request: unknown, options: TtrpcCallOptions): RawStream => {
-    const stream = channel.stream(
-      service,
-      method.name,
-      method,
-      requestStream ? undefined : encode(request),
-      options,
-    );
+    const stream = channel.stream(service, method.name, method, requestStream ? undefined : encode(request), options);
     if (requestStream) void pump(request as AsyncIterable<unknown>, stream, encode, path);
     return stream;
   };
@@ -169,4 +163,3 @@ function withMiddleware(
     return step.value;
   };
 }
-

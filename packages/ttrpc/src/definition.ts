@@ -70,8 +70,14 @@ export type TtrpcCallContext = CallContext & {
 /** A server handler for method M, typed by whether each side streams. */
 export type ServerMethod<M extends MethodDefinition, ContextExt = {}> = M["requestStream"] extends true
   ? M["responseStream"] extends true
-    ? (requests: AsyncIterable<RequestOf<M>>, context: TtrpcCallContext & ContextExt) => AsyncIterable<DeepPartial<ResponseOf<M>>>
-    : (requests: AsyncIterable<RequestOf<M>>, context: TtrpcCallContext & ContextExt) => Promise<DeepPartial<ResponseOf<M>>>
+    ? (
+        requests: AsyncIterable<RequestOf<M>>,
+        context: TtrpcCallContext & ContextExt,
+      ) => AsyncIterable<DeepPartial<ResponseOf<M>>>
+    : (
+        requests: AsyncIterable<RequestOf<M>>,
+        context: TtrpcCallContext & ContextExt,
+      ) => Promise<DeepPartial<ResponseOf<M>>>
   : M["responseStream"] extends true
     ? (request: RequestOf<M>, context: TtrpcCallContext & ContextExt) => AsyncIterable<DeepPartial<ResponseOf<M>>>
     : (request: RequestOf<M>, context: TtrpcCallContext & ContextExt) => Promise<DeepPartial<ResponseOf<M>>>;

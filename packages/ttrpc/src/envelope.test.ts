@@ -37,7 +37,9 @@ describe("encodeRequestFrame", () => {
     fc.assert(
       fc.property(request, fc.nat({ max: 0xffffffff }), fc.nat({ max: 0xff }), (fields, streamId, flags) => {
         const frame = encodeRequestFrame(streamId, flags, fields);
-        const expected = Request.encode(Request.fromPartial({ ...fields, payload: Buffer.from(fields.payload) })).finish();
+        const expected = Request.encode(
+          Request.fromPartial({ ...fields, payload: Buffer.from(fields.payload) }),
+        ).finish();
         expect(hex(frame.subarray(10))).toBe(hex(expected));
         expect(readFrameHeader(frame)).toEqual({ length: expected.length, streamId, type: 1, flags });
       }),
@@ -61,16 +63,19 @@ describe("encodeResponseFrame", () => {
     expect(hex(encodeResponseFrame(1, undefined, Uint8Array.of(0x10, 0x08)))).toBe("0000000400000001020012021008");
   });
 
-  it("sends a failure as the status alone (Unimplemented \"method Foo\", section 1.6)", () => {
+  it('sends a failure as the status alone (Unimplemented "method Foo", section 1.6)', () => {
     expect(hex(encodeResponseFrame(1, { code: 12, message: "method Foo" }, new Uint8Array(0)))).toBe(
       `000000100000000102000a0e080c120a${text("method Foo")}`,
     );
   });
 
   it("writes what the generated encoder writes", () => {
-    const status = fc.option(fc.record({ code: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), message: fc.string() }), {
-      nil: undefined,
-    });
+    const status = fc.option(
+      fc.record({ code: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), message: fc.string() }),
+      {
+        nil: undefined,
+      },
+    );
     fc.assert(
       fc.property(status, fc.uint8Array({ maxLength: 300 }), (status, payload) => {
         const frame = encodeResponseFrame(5, status, payload);
@@ -175,7 +180,13 @@ describe("decodeRequest and decodeResponse", () => {
   });
 
   it("hand out the payload as a view into the frame, not a copy", () => {
-    const bytes = encodeRequestFrame(1, 0, { service: "s", method: "m", payload: Uint8Array.of(1, 2, 3), timeoutNano: 0n, metadata: [] });
+    const bytes = encodeRequestFrame(1, 0, {
+      service: "s",
+      method: "m",
+      payload: Uint8Array.of(1, 2, 3),
+      timeoutNano: 0n,
+      metadata: [],
+    });
     const payload = decodeRequest(bytes.subarray(10)).payload;
     expect(payload.buffer).toBe(bytes.buffer);
   });

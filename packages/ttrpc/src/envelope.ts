@@ -83,11 +83,7 @@ export function encodeRequestFrame(streamId: number, flags: number, request: Req
  * status on failure. A success with an empty payload is a frame of length 0.
  * Throws OversizedMessageError over 4 MiB.
  */
-export function encodeResponseFrame(
-  streamId: number,
-  status: StatusEnvelope | undefined,
-  payload: Uint8Array,
-): Buffer {
+export function encodeResponseFrame(streamId: number, status: StatusEnvelope | undefined, payload: Uint8Array): Buffer {
   let statusSize = 0;
   let messageLength = 0;
   if (status !== undefined) {
@@ -95,8 +91,7 @@ export function encodeResponseFrame(
     statusSize = stringFieldSize(messageLength);
     if (status.code !== 0) statusSize += 1 + varint64Size(BigInt(status.code));
   }
-  const size =
-    (status === undefined ? 0 : 1 + varintSize(statusSize) + statusSize) + stringFieldSize(payload.length);
+  const size = (status === undefined ? 0 : 1 + varintSize(statusSize) + statusSize) + stringFieldSize(payload.length);
   assertDataLength(size);
 
   const frame = Buffer.allocUnsafe(FRAME_HEADER_LENGTH + size);

@@ -58,7 +58,13 @@ describe("FrameDecoder", () => {
           for (const chunk of cut(stream, fractions)) decoded.push(chunk);
           decoded.end();
           expect(decoded.events).toEqual(
-            frames.map((f) => ({ streamId: f.streamId, type: f.type, flags: f.flags, length: f.data.length, data: f.data })),
+            frames.map((f) => ({
+              streamId: f.streamId,
+              type: f.type,
+              flags: f.flags,
+              length: f.data.length,
+              data: f.data,
+            })),
           );
         },
       ),

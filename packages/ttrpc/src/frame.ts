@@ -71,10 +71,7 @@ export function readFrameHeader(source: Uint8Array, offset = 0): FrameHeader {
 }
 
 export function readUint32(source: Uint8Array, offset: number): number {
-  return (
-    source[offset] * 0x1000000 +
-    ((source[offset + 1] << 16) | (source[offset + 2] << 8) | source[offset + 3])
-  );
+  return source[offset] * 0x1000000 + ((source[offset + 1] << 16) | (source[offset + 2] << 8) | source[offset + 3]);
 }
 
 /**

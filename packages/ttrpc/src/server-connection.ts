@@ -320,4 +320,3 @@ function asStatus(error: unknown): unknown {
 function unmarshalText(error: unknown): string {
   return `ttrpc: error unmarshalling payload: ${errorText(error)}`;
 }
-

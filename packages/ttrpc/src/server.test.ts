@@ -1,7 +1,16 @@
 import { connect } from "node:net";
 import { ServerError, Status } from "nice-grpc-common";
 import { afterEach, describe, expect, it } from "vitest";
-import { deferred, keyValue, RawPeer, removeSocketDir, sleep, socketPair, socketPath, TestDefinition } from "../test/support.js";
+import {
+  deferred,
+  keyValue,
+  RawPeer,
+  removeSocketDir,
+  sleep,
+  socketPair,
+  socketPath,
+  TestDefinition,
+} from "../test/support.js";
 import { encodeRequestFrame, encodeResponseFrame } from "./envelope.js";
 import { encodeFrame, Flag, type Frame, MAX_DATA_LENGTH, MessageType, writeFrameHeader } from "./frame.js";
 import { KeyValue, Response, StringList } from "./gen/ttrpc/request.js";
@@ -12,7 +21,12 @@ import { createServer, type Server } from "./server.js";
 const service = TestDefinition.fullName;
 
 /** A Request frame for the test service. */
-function request(id: number, method: string, payload: Uint8Array, extra: { timeoutNano?: bigint; flags?: number } = {}) {
+function request(
+  id: number,
+  method: string,
+  payload: Uint8Array,
+  extra: { timeoutNano?: bigint; flags?: number } = {},
+) {
   return encodeRequestFrame(id, extra.flags ?? 0, {
     service,
     method,
@@ -66,7 +80,11 @@ describe("server protocol checks (answers as Go's ttrpc server does)", () => {
     peer.send(request(2, "Echo", keyValue("a")));
     const answer = await peer.next();
     expect(Buffer.from(encodeFrame(answer.streamId, answer.type, answer.flags, answer.data))).toEqual(
-      encodeResponseFrame(2, { code: 3, message: "StreamID must be odd for client initiated streams" }, new Uint8Array(0)),
+      encodeResponseFrame(
+        2,
+        { code: 3, message: "StreamID must be odd for client initiated streams" },
+        new Uint8Array(0),
+      ),
     );
     peer.send(request(1, "Echo", keyValue("a")));
     expect(KeyValue.decode(Response.decode((await peer.next()).data).payload)).toEqual({ key: "a", value: "" });
@@ -88,7 +106,15 @@ describe("server protocol checks (answers as Go's ttrpc server does)", () => {
 
   it("answers unknown services and methods with Unimplemented", async () => {
     const peer = await serve();
-    peer.send(encodeRequestFrame(1, 0, { service: "no.Such", method: "Echo", payload: new Uint8Array(0), timeoutNano: 0n, metadata: [] }));
+    peer.send(
+      encodeRequestFrame(1, 0, {
+        service: "no.Such",
+        method: "Echo",
+        payload: new Uint8Array(0),
+        timeoutNano: 0n,
+        metadata: [],
+      }),
+    );
     expect(statusOf(await peer.next())).toEqual({ id: 1, code: Status.UNIMPLEMENTED, message: "service no.Such" });
     peer.send(request(3, "Nope", new Uint8Array(0)));
     expect(statusOf(await peer.next())).toEqual({ id: 3, code: Status.UNIMPLEMENTED, message: "method Nope" });
@@ -178,7 +204,11 @@ describe("server handlers", () => {
   it("answers a handler that returns nothing with Unknown, as Go does for a nil response", async () => {
     const peer = await serve({ echo: async () => undefined as unknown as KeyValue });
     peer.send(request(1, "Echo", keyValue("a")));
-    expect(statusOf(await peer.next())).toEqual({ id: 1, code: Status.UNKNOWN, message: "ttrpc: marshal called with nil" });
+    expect(statusOf(await peer.next())).toEqual({
+      id: 1,
+      code: Status.UNKNOWN,
+      message: "ttrpc: marshal called with nil",
+    });
   });
 
   it("turns timeout_nano into the handler's signal, firing with DeadlineExceeded", async () => {
@@ -197,7 +227,11 @@ describe("server handlers", () => {
       },
     });
     peer.send(request(1, "Echo", keyValue("a"), { timeoutNano: 30_000_000n }));
-    expect(statusOf(await peer.next())).toEqual({ id: 1, code: Status.DEADLINE_EXCEEDED, message: "context deadline exceeded" });
+    expect(statusOf(await peer.next())).toEqual({
+      id: 1,
+      code: Status.DEADLINE_EXCEEDED,
+      message: "context deadline exceeded",
+    });
     expect(reasons).toEqual([new ServerError(Status.DEADLINE_EXCEEDED, "context deadline exceeded")]);
   });
 
@@ -230,7 +264,8 @@ describe("server handlers", () => {
     const peer = await serve({
       metadata: async (_request, { metadata }) => ({
         list: [...metadata].map(
-          ([key, values]) => `${key}=${values.map((v) => (typeof v === "string" ? v : `0x${Buffer.from(v).toString("hex")}`)).join("|")}`,
+          ([key, values]) =>
+            `${key}=${values.map((v) => (typeof v === "string" ? v : `0x${Buffer.from(v).toString("hex")}`)).join("|")}`,
         ),
       }),
     });
@@ -320,7 +355,11 @@ describe("server streams (protocol 1.2)", () => {
     expect(await peer.next()).toMatchObject({ type: MessageType.Data, flags: 0 });
     expect(statusOf(await peer.next())).toEqual({ id: 1, code: Status.ABORTED, message: "spread failed" });
     peer.send(encodeFrame(1, MessageType.Data, 0, keyValue("late")));
-    expect(statusOf(await peer.next())).toEqual({ id: 1, code: Status.INVALID_ARGUMENT, message: "StreamID is no longer active" });
+    expect(statusOf(await peer.next())).toEqual({
+      id: 1,
+      code: Status.INVALID_ARGUMENT,
+      message: "StreamID is no longer active",
+    });
   });
 
   it("echoes a bidirectional stream message by message", async () => {
@@ -415,7 +454,9 @@ describe("server connections", () => {
   });
 
   // CPU-bound: 1-3 s at load 7-10, up to 10 s beside two busy loops at load 11: too close to vitest's default 20 s for a loaded CI machine.
-  it("cancels every call of a peer that opens 50,000 streams and goes away, and serves on", { timeout: 120_000 }, async () => {
+  it("cancels every call of a peer that opens 50,000 streams and goes away, and serves on", {
+    timeout: 120_000,
+  }, async () => {
     const STREAMS = 25_000;
     let cancelled = 0;
     const counted = (signal: AbortSignal) =>
@@ -507,12 +548,17 @@ describe("server connections", () => {
 
   it("listens on a unix socket", async () => {
     const path = listenPath();
-    const server = createServer().add(TestDefinition, { echo: async (request, { peer }) => ({ key: request.key, value: peer }) });
+    const server = createServer().add(TestDefinition, {
+      echo: async (request, { peer }) => ({ key: request.key, value: peer }),
+    });
     servers.push(server);
     await server.listen(path);
     const peer = new RawPeer(connect(path));
     peer.send(request(1, "Echo", keyValue("a")));
-    expect(KeyValue.decode(Response.decode((await peer.next()).data).payload)).toEqual({ key: "a", value: `unix:${path}` });
+    expect(KeyValue.decode(Response.decode((await peer.next()).data).payload)).toEqual({
+      key: "a",
+      value: `unix:${path}`,
+    });
     await expect(createServer().listen(path)).rejects.toThrow(/EADDRINUSE/);
   });
 });

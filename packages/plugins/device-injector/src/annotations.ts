@@ -35,7 +35,11 @@ export function annotationKeys(kind: AnnotationKind, container: string): string[
 }
 
 /** The value of the first key present, even when empty; undefined when none is. */
-export function annotationValue(kind: AnnotationKind, container: string, annotations: Readonly<Record<string, string>>): string | undefined {
+export function annotationValue(
+  kind: AnnotationKind,
+  container: string,
+  annotations: Readonly<Record<string, string>>,
+): string | undefined {
   const key = annotationKeys(kind, container).find((k) => Object.hasOwn(annotations, k));
   return key === undefined ? undefined : annotations[key];
 }

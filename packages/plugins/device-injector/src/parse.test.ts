@@ -16,7 +16,11 @@ function precedenceCases<T>(prefix: string, legacy: string, first: [string, T[]]
     ["one or more entries for the container", { [`${prefix}/container.ctr0`]: one }, oneValue],
     ["several entries", { [`${prefix}/container.ctr0`]: `${one}\n${two}` }, [...oneValue, ...twoValue]],
     ["another container's key is ignored", { [`${prefix}/container.ctr1`]: one }, []],
-    ["the current prefix beats the legacy one at the same level", { [`${prefix}/container.ctr0`]: one, [`${legacy}/container.ctr0`]: BROKEN }, oneValue],
+    [
+      "the current prefix beats the legacy one at the same level",
+      { [`${prefix}/container.ctr0`]: one, [`${legacy}/container.ctr0`]: BROKEN },
+      oneValue,
+    ],
     [
       "the container's key beats the pod's",
       { [`${prefix}/container.ctr0`]: one, [`${prefix}/pod`]: BROKEN, [prefix]: BROKEN },
@@ -46,9 +50,11 @@ describe("parseDevices", () => {
   });
 
   it("reads modes, owners and numbers as Go does (octal 0644, keys in any case)", () => {
-    expect(parseDevices("c", { "devices.noderesource.dev/pod": "- {Path: /dev/x, major: 0x10, minor: 1_0, file_mode: 0644, UID: 1000, gid: 5}" })).toEqual([
-      { path: "/dev/x", type: "", major: 16n, minor: 10n, file_mode: 420, uid: 1000, gid: 5 },
-    ]);
+    expect(
+      parseDevices("c", {
+        "devices.noderesource.dev/pod": "- {Path: /dev/x, major: 0x10, minor: 1_0, file_mode: 0644, UID: 1000, gid: 5}",
+      }),
+    ).toEqual([{ path: "/dev/x", type: "", major: 16n, minor: 10n, file_mode: 420, uid: 1000, gid: 5 }]);
   });
 
   it("fails with the Go plugin's text, quoting the annotation", () => {
@@ -60,7 +66,12 @@ describe("parseDevices", () => {
 
 describe("parseCdiDevices", () => {
   it.each(
-    precedenceCases("cdi-devices.noderesource.dev", "cdi-devices.nri.io", ["- vendor0.com/dev=dev0", ["vendor0.com/dev=dev0"]], ["- vendor1.com/dev=dev1", ["vendor1.com/dev=dev1"]]),
+    precedenceCases(
+      "cdi-devices.noderesource.dev",
+      "cdi-devices.nri.io",
+      ["- vendor0.com/dev=dev0", ["vendor0.com/dev=dev0"]],
+      ["- vendor1.com/dev=dev1", ["vendor1.com/dev=dev1"]],
+    ),
   )("%s", (_name, annotations, expected) => {
     expect(parseCdiDevices("ctr0", annotations)).toEqual(expected);
   });
@@ -71,7 +82,10 @@ describe("parseMounts", () => {
     precedenceCases(
       "mounts.noderesource.dev",
       "mounts.nri.io",
-      ["- source: /home\n  destination: /host-home\n  type: bind\n  options: [bind, ro]", [mount("/home", "/host-home")]],
+      [
+        "- source: /home\n  destination: /host-home\n  type: bind\n  options: [bind, ro]",
+        [mount("/home", "/host-home")],
+      ],
       ["- {source: /srv, destination: /data, type: bind, options: [bind, ro]}", [mount("/srv", "/data")]],
     ),
   )("%s", (_name, annotations, expected) => {
@@ -79,7 +93,11 @@ describe("parseMounts", () => {
   });
 
   it("takes an empty value as no mounts, and the bare prefix as the least specific key", () => {
-    expect(parseMounts("c", { "mounts.noderesource.dev/container.c": "", "mounts.noderesource.dev": BROKEN })).toEqual([]);
-    expect(parseMounts("c", { "mounts.nri.io": "- {source: /a, destination: /b}" })).toEqual([{ source: "/a", destination: "/b", type: "", options: [] }]);
+    expect(parseMounts("c", { "mounts.noderesource.dev/container.c": "", "mounts.noderesource.dev": BROKEN })).toEqual(
+      [],
+    );
+    expect(parseMounts("c", { "mounts.nri.io": "- {source: /a, destination: /b}" })).toEqual([
+      { source: "/a", destination: "/b", type: "", options: [] },
+    ]);
   });
 });

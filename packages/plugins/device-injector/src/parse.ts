@@ -21,7 +21,12 @@ const DEVICE = go.struct("main.device", {
   uid: go.uint32,
   gid: go.uint32,
 });
-const MOUNT = go.struct("main.mount", { source: go.string, destination: go.string, type: go.string, options: go.slice(go.string) });
+const MOUNT = go.struct("main.mount", {
+  source: go.string,
+  destination: go.string,
+  type: go.string,
+  options: go.slice(go.string),
+});
 const IO_PRIORITY = go.struct("main.ioPrio", { class: go.string, priority: go.int32 });
 const NET_DEVICE = go.pointer(go.struct("main.netDevice", { hostIf: go.string, name: go.string }));
 const SCHEDULER = go.struct("main.scheduler", {
@@ -47,7 +52,9 @@ function decode<T extends GoType>(kind: AnnotationKind, value: string, type: T):
     return decodeSigsYaml(value, type);
   } catch (error) {
     if (!(error instanceof SigsYamlError)) throw error;
-    throw new DeviceInjectorError(`invalid ${kind.what} annotation ${goQuote(value)}: ${error.message}`, { cause: error });
+    throw new DeviceInjectorError(`invalid ${kind.what} annotation ${goQuote(value)}: ${error.message}`, {
+      cause: error,
+    });
   }
 }
 
@@ -55,13 +62,23 @@ function decode<T extends GoType>(kind: AnnotationKind, value: string, type: T):
 export type Annotations = Readonly<Record<string, string>>;
 
 /** A list kind: nothing when absent or empty. */
-function list<T extends GoType>(kind: AnnotationKind, type: T, container: string, annotations: Annotations): GoValueOf<T> | [] {
+function list<T extends GoType>(
+  kind: AnnotationKind,
+  type: T,
+  container: string,
+  annotations: Annotations,
+): GoValueOf<T> | [] {
   const value = annotationValue(kind, container, annotations);
   return value === undefined || value === "" ? [] : decode(kind, value, type);
 }
 
 /** A struct kind: undefined when absent; present but empty, its zero value. */
-function struct<T extends GoType>(kind: AnnotationKind, type: T, container: string, annotations: Annotations): GoValueOf<T> | undefined {
+function struct<T extends GoType>(
+  kind: AnnotationKind,
+  type: T,
+  container: string,
+  annotations: Annotations,
+): GoValueOf<T> | undefined {
   const value = annotationValue(kind, container, annotations);
   return value === undefined ? undefined : decode(kind, value, type);
 }
@@ -95,7 +112,8 @@ export function parseNetDevices(container: string, annotations: Annotations): Ne
   if (value === undefined) return [];
   const devices = decode(KINDS.netDevices, value, go.slice(NET_DEVICE));
   const empty = devices.indexOf(null);
-  if (empty >= 0) throw new DeviceInjectorError(`invalid net device annotation ${goQuote(value)}: entry ${empty + 1} is null`);
+  if (empty >= 0)
+    throw new DeviceInjectorError(`invalid net device annotation ${goQuote(value)}: entry ${empty + 1} is null`);
   return devices as NetDevice[];
 }
 

@@ -21,7 +21,9 @@ steps: [{run-pod: web}, {create: c0}, {create: bad}, {create: c2}]
       { plugins: [{ plugin: plugin(), name: "device-injector", index: "10" }], clock: "virtual" },
     );
     expect(report.steps.map((s) => s.ok)).toEqual([true, true, false, true]);
-    expect(report.steps[1].adjustment).toEqual({ linux: { devices: [{ path: "/dev/nri-null", type: "c", major: 1, minor: 3 }] } });
+    expect(report.steps[1].adjustment).toEqual({
+      linux: { devices: [{ path: "/dev/nri-null", type: "c", major: 1, minor: 3 }] },
+    });
     expect(report.steps[2].error).toContain(
       'invalid mount annotation "- {source: /home, options: bind}": error unmarshaling JSON: while decoding JSON: json: cannot unmarshal string into Go struct field mount.options of type []string',
     );
@@ -35,7 +37,15 @@ describe("the device-injector on arbitrary annotations", () => {
   const value = fc.oneof(
     fc.string(),
     fc.stringMatching(/^[-:{}[\]&*!<>|"'#,.~ \n\ta-z0-9_+]{0,60}$/),
-    fc.constantFrom("- {path: /dev/x, major: 1}", "class: IOPRIO_CLASS_RT", "mode: MPOL_BIND", "- ~", "a: 1", "- [a]", "{{"),
+    fc.constantFrom(
+      "- {path: /dev/x, major: 1}",
+      "class: IOPRIO_CLASS_RT",
+      "mode: MPOL_BIND",
+      "- ~",
+      "a: 1",
+      "- [a]",
+      "{{",
+    ),
   );
 
   it("never fails otherwise than with a DeviceInjectorError naming the annotation kind and the problem", () => {
@@ -45,7 +55,9 @@ describe("the device-injector on arbitrary annotations", () => {
           deviceAdjustment({ name: "p", annotations }, { name: "c0" });
         } catch (error) {
           expect(error).toBeInstanceOf(DeviceInjectorError);
-          expect((error as Error).message).toMatch(/^invalid (device|CDI device|mount|I\/O priority|scheduler|net device|sysctl|memory policy)( annotation "[\s\S]*":|:) ./);
+          expect((error as Error).message).toMatch(
+            /^invalid (device|CDI device|mount|I\/O priority|scheduler|net device|sysctl|memory policy)( annotation "[\s\S]*":|:) ./,
+          );
         }
       }),
       { numRuns: 3000 },

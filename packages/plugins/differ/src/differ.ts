@@ -97,7 +97,8 @@ export function createDiffer(options: DifferOptions): DifferPlugin[] {
         log.info(`[${index}] ${event}: ${what}: <no changes>`);
         return;
       }
-      for (const { type, path, from, to } of changes) log.info(`[${index}] ${event}: ${what}: ${type}: [${path.join(" ")}]: From: ${from} -> To: ${to}`);
+      for (const { type, path, from, to } of changes)
+        log.info(`[${index}] ${event}: ${what}: ${type}: [${path.join(" ")}]: From: ${from} -> To: ${to}`);
       if (verbose > 1) {
         log.info(`[${index}] Values after changes for ${what}`);
         dump(event, [what, after]);
@@ -108,7 +109,8 @@ export function createDiffer(options: DifferOptions): DifferPlugin[] {
       const snapshot: Snapshot = { ...(pod && { pod }), ...(container && { container }) };
       const self = link();
       if (self.previous < 0) {
-        if (verbose > 0) dump(event, ["pod", pod], ...(container ? [["container", container] as [string, MessageArgument]] : []));
+        if (verbose > 0)
+          dump(event, ["pod", pod], ...(container ? [["container", container] as [string, MessageArgument]] : []));
         self.queue.push(snapshot);
         return;
       }
@@ -118,7 +120,8 @@ export function createDiffer(options: DifferOptions): DifferPlugin[] {
         return;
       }
       if (pod && before.pod) printDiff(event, "pod", before.pod as unknown as Message, pod as unknown as Message);
-      if (container && before.container) printDiff(event, "container", before.container as unknown as Message, container as unknown as Message);
+      if (container && before.container)
+        printDiff(event, "container", before.container as unknown as Message, container as unknown as Message);
       if (self.next > 0) self.queue.push(snapshot);
     };
 

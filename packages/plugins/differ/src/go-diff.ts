@@ -77,7 +77,11 @@ class Differ {
     }
   }
 
-  private pointer(path: readonly string[], a: Message | undefined | typeof ABSENT, b: Message | undefined | typeof ABSENT): void {
+  private pointer(
+    path: readonly string[],
+    a: Message | undefined | typeof ABSENT,
+    b: Message | undefined | typeof ABSENT,
+  ): void {
     if (a === ABSENT) {
       if (b !== undefined && b !== ABSENT) this.values("create", path, b);
       else this.add("create", path, GO_NIL, GO_NIL);
@@ -94,16 +98,26 @@ class Differ {
   /** A message on one side only: each of its fields against the zero value, as a create (or delete) of what is set. */
   private values(type: "create" | "delete", path: readonly string[], message: Message): void {
     const inner = new Differ();
-    for (const { field, goName, kind } of goFields(message)) inner.diff([...path, goName], zeroOf(kind, message[field]), message[field], kind);
+    for (const { field, goName, kind } of goFields(message))
+      inner.diff([...path, goName], zeroOf(kind, message[field]), message[field], kind);
     for (const change of inner.changes) {
       this.add(type, change.path, type === "create" ? GO_NIL : change.to, type === "create" ? change.to : GO_NIL);
     }
   }
 
-  private slice(path: readonly string[], a: readonly unknown[], b: readonly unknown[], element?: Readonly<Record<number, string>>): void {
+  private slice(
+    path: readonly string[],
+    a: readonly unknown[],
+    b: readonly unknown[],
+    element?: Readonly<Record<number, string>>,
+  ): void {
     const unmatched = new Map<number, { a: Side; b: Side }>();
     const pair = (index: number) => unmatched.get(index) ?? unmatched.set(index, { a: ABSENT, b: ABSENT }).get(index)!;
-    const missing = (items: readonly unknown[], others: readonly unknown[], put: (index: number, item: unknown) => void) => {
+    const missing = (
+      items: readonly unknown[],
+      others: readonly unknown[],
+      put: (index: number, item: unknown) => void,
+    ) => {
       const taken = new Array<boolean>(others.length).fill(false);
       items.forEach((item, index) => {
         const match = others.findIndex((other, j) => !taken[j] && equal(other, item, itemKind(item, element)));
@@ -120,7 +134,12 @@ class Differ {
   }
 
   private map(path: readonly string[], a: Message, b: Message): void {
-    const keys = [...Object.keys(a).sort(compareBytes), ...Object.keys(b).filter((key) => !Object.hasOwn(a, key)).sort(compareBytes)];
+    const keys = [
+      ...Object.keys(a).sort(compareBytes),
+      ...Object.keys(b)
+        .filter((key) => !Object.hasOwn(a, key))
+        .sort(compareBytes),
+    ];
     for (const key of keys) {
       const from = Object.hasOwn(a, key) ? a[key] : ABSENT;
       const to = Object.hasOwn(b, key) ? b[key] : ABSENT;

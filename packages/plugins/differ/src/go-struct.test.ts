@@ -7,15 +7,9 @@ const decoded = <T>(fns: { encode(m: T): { finish(): Uint8Array }; decode(b: Uin
 
 describe("goCamelCase", () => {
   it("names fields as protoc-gen-go does", () => {
-    expect(["pod_sandbox_id", "CDI_devices", "oom_score_adj", "l3_cache_schema", "id", "_x", "value_two"].map(goCamelCase)).toEqual([
-      "PodSandboxId",
-      "CDIDevices",
-      "OomScoreAdj",
-      "L3CacheSchema",
-      "Id",
-      "XX",
-      "ValueTwo",
-    ]);
+    expect(
+      ["pod_sandbox_id", "CDI_devices", "oom_score_adj", "l3_cache_schema", "id", "_x", "value_two"].map(goCamelCase),
+    ).toEqual(["PodSandboxId", "CDIDevices", "OomScoreAdj", "L3CacheSchema", "Id", "XX", "ValueTwo"]);
   });
 });
 
@@ -24,15 +18,45 @@ describe("goFields", () => {
     const fields = goFields(decoded(Container, Container.fromPartial({})));
     // upstream v0.12.5's api.Container, field by field
     expect(fields.map((f) => f.goName)).toEqual([
-      "Id", "PodSandboxId", "Name", "State", "Labels", "Annotations", "Args", "Env", "Mounts", "Hooks", "Linux", "Pid", "Rlimits",
-      "CreatedAt", "StartedAt", "FinishedAt", "ExitCode", "StatusReason", "StatusMessage", "CDIDevices", "User", "Image",
+      "Id",
+      "PodSandboxId",
+      "Name",
+      "State",
+      "Labels",
+      "Annotations",
+      "Args",
+      "Env",
+      "Mounts",
+      "Hooks",
+      "Linux",
+      "Pid",
+      "Rlimits",
+      "CreatedAt",
+      "StartedAt",
+      "FinishedAt",
+      "ExitCode",
+      "StatusReason",
+      "StatusMessage",
+      "CDIDevices",
+      "User",
+      "Image",
     ]);
     const kinds = Object.fromEntries(fields.map((f) => [f.textName, f.kind.of]));
-    expect(kinds).toMatchObject({ id: "scalar", state: "enum", labels: "map", args: "slice", mounts: "slice", linux: "message", CDI_devices: "slice" });
+    expect(kinds).toMatchObject({
+      id: "scalar",
+      state: "enum",
+      labels: "map",
+      args: "slice",
+      mounts: "slice",
+      linux: "message",
+      CDI_devices: "slice",
+    });
   });
 
   it("knows a map of messages from a message", () => {
-    const kinds = Object.fromEntries(goFields(decoded(LinuxContainer, LinuxContainer.fromPartial({}))).map((f) => [f.goName, f.kind.of]));
+    const kinds = Object.fromEntries(
+      goFields(decoded(LinuxContainer, LinuxContainer.fromPartial({}))).map((f) => [f.goName, f.kind.of]),
+    );
     expect(kinds).toMatchObject({ NetDevices: "map", Sysctl: "map", Scheduler: "message", Devices: "slice" });
   });
 });

@@ -53,7 +53,10 @@ export interface GoField {
 const shape = (message: object) => Object.keys(message).sort().join(",");
 
 /** The enum fields of the messages a pod and a container hold. */
-const ENUM_FIELDS: ReadonlyMap<string, Readonly<Record<string, EnumNames>>> = new Map<string, Readonly<Record<string, EnumNames>>>([
+const ENUM_FIELDS: ReadonlyMap<string, Readonly<Record<string, EnumNames>>> = new Map<
+  string,
+  Readonly<Record<string, EnumNames>>
+>([
   [shape(Container.fromPartial({})), { state: ContainerState }],
   [shape(LinuxIOPriority.fromPartial({})), { class: IOPrioClass }],
   [shape(LinuxScheduler.fromPartial({})), { policy: LinuxSchedulerPolicy, flags: LinuxSchedulerFlag }],

@@ -45,7 +45,9 @@ describe("nri-differ", () => {
   it("prints the Go differ's usage for -h and refuses what Go's flag package refuses", async () => {
     const help = await program.run("-h");
     expect(help.code).toBe(0);
-    expect(help.stderr).toContain('  -indices string\n    \tComma separated list of indices where to install the differ plugin to monitor the changes.\n    \tExample: "-indices 45,50,80"');
+    expect(help.stderr).toContain(
+      '  -indices string\n    \tComma separated list of indices where to install the differ plugin to monitor the changes.\n    \tExample: "-indices 45,50,80"',
+    );
     expect(help.stderr).toContain('if this parameter is not given. (default "0,99")\n  -log-file string');
     expect(help.stderr).toContain("  -verbose-level int\n    \tPrint extra information,\n");
     const bad = await program.run("-verbose-level", "lots");
@@ -65,7 +67,9 @@ describe("nri-differ", () => {
     expect(report.plugins.map((plugin) => plugin.name).sort()).toEqual(["00-differ", "50-stamper", "99-differ"]);
     expect(code).toBe(1);
     const lines = messages(stderr);
-    expect(lines).toContain('level=info msg="[99] CreateContainer: container: create: [Annotations seen]: From: <nil> -> To: yes"');
+    expect(lines).toContain(
+      'level=info msg="[99] CreateContainer: container: create: [Annotations seen]: From: <nil> -> To: yes"',
+    );
     expect(lines).toContain('level=info msg="[99] RunPodSandbox: pod: <no changes>"');
     expect(lines.at(-1)).toBe('level=info msg="Connection to the runtime lost, exiting..."');
   }, 120_000);
@@ -77,7 +81,9 @@ describe("nri-differ", () => {
       const { code } = await underSim(["-indices", "10,60", "-log-file", file]);
       expect(code).toBe(1);
       const lines = messages(await readFile(file, "utf8"));
-      expect(lines).toContain('level=info msg="[60] CreateContainer: container: create: [Annotations seen]: From: <nil> -> To: yes"');
+      expect(lines).toContain(
+        'level=info msg="[60] CreateContainer: container: create: [Annotations seen]: From: <nil> -> To: yes"',
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

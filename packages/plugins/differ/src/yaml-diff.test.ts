@@ -4,7 +4,8 @@ import type { Message } from "./go-struct.js";
 import { yamlDiff } from "./yaml-diff.js";
 
 /** A container (given as for fromPartial) as a stub hands it to a plugin: decoded. */
-const container = (partial: object) => Container.decode(Container.encode(Container.fromPartial(partial)).finish()) as unknown as Message;
+const container = (partial: object) =>
+  Container.decode(Container.encode(Container.fromPartial(partial)).finish()) as unknown as Message;
 
 // The layouts are go-cmp's, as the Go differ logged them for the same containers (with regular spaces).
 describe("yamlDiff", () => {
@@ -13,7 +14,19 @@ describe("yamlDiff", () => {
   });
 
   it("marks inserted entries, aligns one-line records, opens changed lists and counts long identical runs", () => {
-    const base = { id: "c1", name: "app", podSandboxId: "p", args: ["nginx"], env: ["MODE=prod"], hooks: {}, image: { name: "nginx" }, labels: { a: "1" }, pid: 7, state: 2, createdAt: 5n };
+    const base = {
+      id: "c1",
+      name: "app",
+      podSandboxId: "p",
+      args: ["nginx"],
+      env: ["MODE=prod"],
+      hooks: {},
+      image: { name: "nginx" },
+      labels: { a: "1" },
+      pid: 7,
+      state: 2,
+      createdAt: 5n,
+    };
     const after = container({ ...base, annotations: { seen: "yes" }, env: ["MODE=prod", "SEEN=yes"] });
     expect(yamlDiff(container(base), after)).toBe(
       [
@@ -56,7 +69,9 @@ describe("yamlDiff", () => {
   });
 
   it("shows a changed scalar as the old and the new value, text raw where quoting would escape", () => {
-    expect(yamlDiff(container({ name: 'say "hi"' }), container({ name: "b" }))).toBe(["  map[String]any{", '- \t"name": String(`say "hi"`),', '+ \t"name": String("b"),', "  }", ""].join("\n"));
+    expect(yamlDiff(container({ name: 'say "hi"' }), container({ name: "b" }))).toBe(
+      ["  map[String]any{", '- \t"name": String(`say "hi"`),', '+ \t"name": String("b"),', "  }", ""].join("\n"),
+    );
   });
 
   it("gives nothing where sigs.k8s.io/yaml cannot write an object, as the Go differ logs nothing then", () => {

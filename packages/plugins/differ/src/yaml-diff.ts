@@ -57,8 +57,10 @@ const MAX_COLUMN = 80;
 const CONTEXT = 2;
 const ELLIPSIS = "...";
 
-const isMapping = (value: Value): value is Mapping => value !== null && typeof value === "object" && !Array.isArray(value);
-const sortedEntries = (value: Mapping): [string, Value][] => (value instanceof Map ? [...value] : Object.entries(value)).sort(([a], [b]) => compareBytes(a, b));
+const isMapping = (value: Value): value is Mapping =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
+const sortedEntries = (value: Mapping): [string, Value][] =>
+  (value instanceof Map ? [...value] : Object.entries(value)).sort(([a], [b]) => compareBytes(a, b));
 
 /** A string as go-cmp writes it: quoted, or raw in backquotes where quoting would escape something printable. */
 function cmpString(text: string): string {
@@ -88,7 +90,10 @@ function formatValue(value: Value, verbosity: number): Node {
   if (typeof value === "string") {
     const bytes = Buffer.from(value);
     const max = bytesAt(verbosity);
-    const shown = bytes.length > max + ELLIPSIS.length ? `${cmpString(bytes.subarray(0, max).toString())}${ELLIPSIS}` : cmpString(value);
+    const shown =
+      bytes.length > max + ELLIPSIS.length
+        ? `${cmpString(bytes.subarray(0, max).toString())}${ELLIPSIS}`
+        : cmpString(value);
     return `String(${shown})`;
   }
   if (typeof value === "boolean") return `Boolean(${value})`;
@@ -96,7 +101,9 @@ function formatValue(value: Value, verbosity: number): Node {
   if (typeof value === "number") return `float64(${value})`;
   const max = entriesAt(verbosity);
   const records: TextRecord[] = [];
-  const items: [string, Value][] = Array.isArray(value) ? value.map((item) => ["", item]) : sortedEntries(value as Mapping).map(([key, item]) => [cmpString(key), item]);
+  const items: [string, Value][] = Array.isArray(value)
+    ? value.map((item) => ["", item])
+    : sortedEntries(value as Mapping).map(([key, item]) => [cmpString(key), item]);
   for (const [i, [key, item]] of items.entries()) {
     if (i >= max) {
       records.push({ diff: "", key: "", value: ELLIPSIS, elideComma: true });
@@ -125,7 +132,9 @@ function similar(a: Value, b: Value): boolean {
   const x = new Map(sortedEntries(a));
   const y = new Map(sortedEntries(b));
   const keys = new Set([...x.keys(), ...y.keys()]);
-  const sameCount = [...keys].filter((key) => x.has(key) && y.has(key) && same(x.get(key) as Value, y.get(key) as Value)).length;
+  const sameCount = [...keys].filter(
+    (key) => x.has(key) && y.has(key) && same(x.get(key) as Value, y.get(key) as Value),
+  ).length;
   return sameCount + 1 >= keys.size - sameCount;
 }
 
@@ -145,7 +154,14 @@ function diffRecords(pairs: readonly Pair[], noun: string): TextRecord[] {
       if (run.length - lo - hi === 1) hi++;
       if (lo + hi > run.length) lo = run.length - hi;
       for (const pair of run.slice(0, lo)) record("", pair.key, formatValue(pair.b as Value, 3));
-      if (run.length > lo + hi) records.push({ diff: "", key: "", value: ELLIPSIS, elideComma: true, comment: `${run.length - lo - hi} identical ${noun}` });
+      if (run.length > lo + hi)
+        records.push({
+          diff: "",
+          key: "",
+          value: ELLIPSIS,
+          elideComma: true,
+          comment: `${run.length - lo - hi} identical ${noun}`,
+        });
       for (const pair of run.slice(run.length - hi)) record("", pair.key, formatValue(pair.b as Value, 3));
       i = end;
       continue;
@@ -153,7 +169,11 @@ function diffRecords(pairs: readonly Pair[], noun: string): TextRecord[] {
     const pair = pairs[i++];
     const a = pair.a as Value;
     const b = pair.b as Value;
-    if (has(pair, "a") && has(pair, "b") && ((isMapping(a) && isMapping(b)) || (Array.isArray(a) && Array.isArray(b)))) {
+    if (
+      has(pair, "a") &&
+      has(pair, "b") &&
+      ((isMapping(a) && isMapping(b)) || (Array.isArray(a) && Array.isArray(b)))
+    ) {
       record("", pair.key, diffNode(a, b));
     } else {
       if (has(pair, "a")) record("-", pair.key, formatValue(a, 3));
@@ -167,7 +187,8 @@ function diffRecords(pairs: readonly Pair[], noun: string): TextRecord[] {
 function listPairs(a: readonly Value[], b: readonly Value[]): Pair[] {
   const table = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
   for (let i = a.length - 1; i >= 0; i--) {
-    for (let j = b.length - 1; j >= 0; j--) table[i][j] = same(a[i], b[j]) ? table[i + 1][j + 1] + 1 : Math.max(table[i + 1][j], table[i][j + 1]);
+    for (let j = b.length - 1; j >= 0; j--)
+      table[i][j] = same(a[i], b[j]) ? table[i + 1][j + 1] + 1 : Math.max(table[i + 1][j], table[i][j + 1]);
   }
   const pairs: Pair[] = [];
   let i = 0;
@@ -179,7 +200,8 @@ function listPairs(a: readonly Value[], b: readonly Value[]): Pair[] {
     }
     const removed: Value[] = [];
     const inserted: Value[] = [];
-    while (i < a.length && (j >= b.length || table[i + 1][j] >= table[i][j + 1]) && !(j < b.length && same(a[i], b[j]))) removed.push(a[i++]);
+    while (i < a.length && (j >= b.length || table[i + 1][j] >= table[i][j + 1]) && !(j < b.length && same(a[i], b[j])))
+      removed.push(a[i++]);
     while (j < b.length && !(i < a.length && same(a[i], b[j]))) inserted.push(b[j++]);
     const paired = Math.min(removed.length, inserted.length);
     let k = 0;
@@ -192,16 +214,22 @@ function listPairs(a: readonly Value[], b: readonly Value[]): Pair[] {
 
 /** go-cmp's FormatDiff of two maps or two lists. */
 function diffNode(a: Value, b: Value): Wrap {
-  if (Array.isArray(a) && Array.isArray(b)) return { prefix: "[]any{", records: diffRecords(listPairs(a, b), "elements"), suffix: "}" };
+  if (Array.isArray(a) && Array.isArray(b))
+    return { prefix: "[]any{", records: diffRecords(listPairs(a, b), "elements"), suffix: "}" };
   const x = new Map(sortedEntries(a as Mapping));
   const y = new Map(sortedEntries(b as Mapping));
   const keys = [...new Set([...x.keys(), ...y.keys()])].sort(compareBytes);
-  const pairs = keys.map((key) => ({ key: cmpString(key), ...(x.has(key) && { a: x.get(key) }), ...(y.has(key) && { b: y.get(key) }) }));
+  const pairs = keys.map((key) => ({
+    key: cmpString(key),
+    ...(x.has(key) && { a: x.get(key) }),
+    ...(y.has(key) && { b: y.get(key) }),
+  }));
   return { prefix: "map[String]any{", records: diffRecords(pairs, "entries"), suffix: "}" };
 }
 
 /** A mode inside another (go-cmp ORs the mode bytes: a change mode wins over none and identical). */
-const inside = (outer: Mode, inner: Mode): Mode => (inner === "-" || inner === "+" ? inner : outer === "" ? inner : outer);
+const inside = (outer: Mode, inner: Mode): Mode =>
+  inner === "-" || inner === "+" ? inner : outer === "" ? inner : outer;
 
 /** go-cmp's formatCompactTo: a list on one line unless it holds changes, comments or lists that stay expanded, or (inserted or removed) it is long. */
 function compact(node: Node, mode: Mode): Node {
@@ -246,7 +274,10 @@ function keyPadding(records: readonly TextRecord[]): number[] {
 function expanded(node: Node, mode: Mode, depth: number): string {
   if (typeof node === "string") return node;
   let out = node.prefix;
-  const simple = node.records.every((record) => record.diff === "" && record.key === "" && typeof record.value === "string" && record.comment === undefined);
+  const simple = node.records.every(
+    (record) =>
+      record.diff === "" && record.key === "" && typeof record.value === "string" && record.comment === undefined,
+  );
   if (simple) {
     let batch = "";
     const emit = () => {

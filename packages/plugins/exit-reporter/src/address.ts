@@ -19,7 +19,9 @@ export function parseAddress(text: string): Address {
   const tcp = TCP.exec(text.replace(/^tcp:\/\//, ""));
   const port = tcp ? Number(tcp[3]) : Number.NaN;
   if (!tcp || port > 65535) {
-    throw new AddressError(`expected unix:///path/to.sock, an absolute socket path, or [host]:port, got ${JSON.stringify(text)}`);
+    throw new AddressError(
+      `expected unix:///path/to.sock, an absolute socket path, or [host]:port, got ${JSON.stringify(text)}`,
+    );
   }
   return { kind: "tcp", host: tcp[1] ?? tcp[2], port };
 }

@@ -32,7 +32,9 @@ describe("exit-code meanings declared by the pod", () => {
       "exit-codes.exit-reporter.nri-ts.dev/container.worker": "{x: 1}",
     });
     expect(meanings).toEqual(new Map([[3, "fine"]]));
-    expect(problems).toEqual(["annotation exit-codes.exit-reporter.nri-ts.dev/container.worker: x: expected a whole number as exit code"]);
+    expect(problems).toEqual([
+      "annotation exit-codes.exit-reporter.nri-ts.dev/container.worker: x: expected a whole number as exit code",
+    ]);
   });
 });
 
@@ -43,24 +45,48 @@ describe("causes", () => {
         "cause.exit-reporter.nri-ts.dev/pod": "{reason: Preempted, message: the batch window closed}",
         "cause.exit-reporter.nri-ts.dev/container.worker": "{reason: JobDone, exitCodes: [0, 3]}",
       },
-      { "cause.exit-reporter.nri-ts.dev/plugin.10-hooks": "{reason: HookFailed, message: the gpu-setup hook failed, exitCodes: [128]}" },
+      {
+        "cause.exit-reporter.nri-ts.dev/plugin.10-hooks":
+          "{reason: HookFailed, message: the gpu-setup hook failed, exitCodes: [128]}",
+      },
     );
     expect(problems).toEqual([]);
     expect(causes).toEqual([
-      { declaredBy: "10-hooks", source: Source.SOURCE_PLUGIN, reason: "HookFailed", message: "the gpu-setup hook failed", exitCodes: [128] },
+      {
+        declaredBy: "10-hooks",
+        source: Source.SOURCE_PLUGIN,
+        reason: "HookFailed",
+        message: "the gpu-setup hook failed",
+        exitCodes: [128],
+      },
       { declaredBy: "pod", source: Source.SOURCE_POD, reason: "JobDone", message: "", exitCodes: [0, 3] },
-      { declaredBy: "pod", source: Source.SOURCE_POD, reason: "Preempted", message: "the batch window closed", exitCodes: [] },
+      {
+        declaredBy: "pod",
+        source: Source.SOURCE_POD,
+        reason: "Preempted",
+        message: "the batch window closed",
+        exitCodes: [],
+      },
     ]);
   });
 
   it.each([
-    ["{message: no reason}", 'reason: expected a short CamelCase word such as "Evicted" (letters and digits, at most 64), got ""'],
-    ["{reason: not camel case}", 'reason: expected a short CamelCase word such as "Evicted" (letters and digits, at most 64), got "not camel case"'],
+    [
+      "{message: no reason}",
+      'reason: expected a short CamelCase word such as "Evicted" (letters and digits, at most 64), got ""',
+    ],
+    [
+      "{reason: not camel case}",
+      'reason: expected a short CamelCase word such as "Evicted" (letters and digits, at most 64), got "not camel case"',
+    ],
     ["{reason: Ok, exitCodes: 3}", "exitCodes: expected a list of exit codes"],
     ["{reason: Ok, exitCodes: [1.5]}", "exitCodes: expected whole numbers, got 1.5"],
     ["{reason: Ok, why: x}", "unknown field why (known: reason, message, exitCodes)"],
     ["just words", "expected a mapping with reason, message and exitCodes"],
-    ["{reason: [", "not YAML: Flow sequence in block collection must be sufficiently indented and end with a ] at line 1, column 11:"],
+    [
+      "{reason: [",
+      "not YAML: Flow sequence in block collection must be sufficiently indented and end with a ] at line 1, column 11:",
+    ],
   ])("refuses %j, naming the annotation", (text, problem) => {
     const { causes, problems } = read({ "cause.exit-reporter.nri-ts.dev/pod": text });
     expect(causes).toEqual([]);

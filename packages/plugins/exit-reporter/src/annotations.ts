@@ -53,12 +53,17 @@ function isMapping(value: unknown): value is Record<string, unknown> {
 
 /** Reads an exit-code table: whole-number keys, text values. */
 export function parseExitCodeTable(value: unknown): Map<number, string> {
-  if (!isMapping(value)) throw new DeclarationError('expected a mapping of exit codes to texts, e.g. {3: "the configuration file is missing"}');
+  if (!isMapping(value))
+    throw new DeclarationError(
+      'expected a mapping of exit codes to texts, e.g. {3: "the configuration file is missing"}',
+    );
   const table = new Map<number, string>();
   for (const [key, text] of Object.entries(value)) {
     const code = Number(key);
-    if (!/^-?\d+$/.test(key.trim()) || !Number.isSafeInteger(code)) throw new DeclarationError(`${key}: expected a whole number as exit code`);
-    if (typeof text !== "string" || text.trim() === "") throw new DeclarationError(`${key}: expected a text saying what the code means`);
+    if (!/^-?\d+$/.test(key.trim()) || !Number.isSafeInteger(code))
+      throw new DeclarationError(`${key}: expected a whole number as exit code`);
+    if (typeof text !== "string" || text.trim() === "")
+      throw new DeclarationError(`${key}: expected a text saying what the code means`);
     table.set(code, text.trim());
   }
   return table;
@@ -97,7 +102,8 @@ export function readDeclarations(pod: PodSandbox, container: Container): Declara
   const podAnnotations = pod.annotations ?? {};
   for (const scope of ["pod", `container.${container.name}`]) {
     const key = `${EXIT_CODES_ANNOTATION}/${scope}`;
-    for (const [code, text] of read(key, podAnnotations[key], parseExitCodeTable) ?? []) declarations.meanings.set(code, text);
+    for (const [code, text] of read(key, podAnnotations[key], parseExitCodeTable) ?? [])
+      declarations.meanings.set(code, text);
   }
 
   for (const [key, text] of Object.entries(container.annotations ?? {})) {

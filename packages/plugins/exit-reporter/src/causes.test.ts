@@ -2,13 +2,25 @@ import { describe, expect, it } from "vitest";
 import { CauseBook, causeApplies, causeProblem, type DeclaredCause } from "./causes.js";
 import { Source } from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
 
-const evicted: DeclaredCause = { declaredBy: "10-evictor", source: Source.SOURCE_PLUGIN, reason: "Evicted", message: "", exitCodes: [] };
+const evicted: DeclaredCause = {
+  declaredBy: "10-evictor",
+  source: Source.SOURCE_PLUGIN,
+  reason: "Evicted",
+  message: "",
+  exitCodes: [],
+};
 
 describe("causes", () => {
   it("apply to any end but a clean one, or to the codes they name", () => {
     expect([0, 1, 137, undefined].map((code) => causeApplies(evicted, code))).toEqual([false, true, true, true]);
     const only = { ...evicted, exitCodes: [137, 143] };
-    expect([0, 1, 137, 143, undefined].map((code) => causeApplies(only, code))).toEqual([false, false, true, true, false]);
+    expect([0, 1, 137, 143, undefined].map((code) => causeApplies(only, code))).toEqual([
+      false,
+      false,
+      true,
+      true,
+      false,
+    ]);
   });
 
   it("are checked", () => {

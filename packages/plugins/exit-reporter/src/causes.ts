@@ -31,7 +31,8 @@ export function causeProblem(cause: Omit<DeclaredCause, "source">): string | und
   if (!REASON.test(cause.reason)) {
     return `reason: expected a short CamelCase word such as "Evicted" (letters and digits, at most 64), got ${JSON.stringify(cause.reason)}`;
   }
-  if (cause.message.length > MAX_MESSAGE) return `message: at most ${MAX_MESSAGE} characters, got ${cause.message.length}`;
+  if (cause.message.length > MAX_MESSAGE)
+    return `message: at most ${MAX_MESSAGE} characters, got ${cause.message.length}`;
   const bad = cause.exitCodes.find((code) => !Number.isInteger(code));
   if (bad !== undefined) return `exit_codes: expected whole numbers, got ${bad}`;
   return undefined;
@@ -75,7 +76,11 @@ export class CauseBook {
    * @returns whether one was replaced, and the container whose causes were
    * forgotten to make room, if any
    */
-  attach(containerId: string, cause: DeclaredCause, ttlMs = this.options.ttlMs): { replaced: boolean; evicted?: string } {
+  attach(
+    containerId: string,
+    cause: DeclaredCause,
+    ttlMs = this.options.ttlMs,
+  ): { replaced: boolean; evicted?: string } {
     const live = this.live(containerId);
     const others = live.filter((entry) => entry.cause.declaredBy !== cause.declaredBy);
     const replaced = others.length < live.length;

@@ -16,7 +16,11 @@ const UNIFIED = `22 1 0:21 / /proc rw,nosuid - proc proc rw
 
 describe("memoryCgroupFromMountinfo", () => {
   it("takes the v1 memory hierarchy on a hybrid host", () => {
-    expect(memoryCgroupFromMountinfo(HYBRID)).toEqual({ version: 1, mountPoint: "/sys/fs/cgroup/memory", mountRoot: "/" });
+    expect(memoryCgroupFromMountinfo(HYBRID)).toEqual({
+      version: 1,
+      mountPoint: "/sys/fs/cgroup/memory",
+      mountRoot: "/",
+    });
   });
 
   it("takes the unified hierarchy on a v2 host", () => {
@@ -25,7 +29,11 @@ describe("memoryCgroupFromMountinfo", () => {
 
   it("keeps the root a cgroup namespace shows, and decodes escaped mount points", () => {
     const namespaced = "50 40 0:26 /kubepods/pod1 /host\\040cgroup rw - cgroup2 cgroup2 rw\n";
-    expect(memoryCgroupFromMountinfo(namespaced)).toEqual({ version: 2, mountPoint: "/host cgroup", mountRoot: "/kubepods/pod1" });
+    expect(memoryCgroupFromMountinfo(namespaced)).toEqual({
+      version: 2,
+      mountPoint: "/host cgroup",
+      mountRoot: "/kubepods/pod1",
+    });
   });
 
   it("finds nothing without a cgroup mount", () => {

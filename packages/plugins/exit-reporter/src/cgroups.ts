@@ -50,7 +50,9 @@ export async function memoryCgroupUnder(root: string): Promise<CgroupLayout> {
     (s) => s.isDirectory(),
     () => false,
   );
-  return v1 ? { version: 1, mountPoint: join(root, "memory"), mountRoot: "/" } : { version: 2, mountPoint: root, mountRoot: "/" };
+  return v1
+    ? { version: 1, mountPoint: join(root, "memory"), mountRoot: "/" }
+    : { version: 2, mountPoint: root, mountRoot: "/" };
 }
 
 /** Finds the memory hierarchy: under `root` if given, else from this process's mounts. */

@@ -35,7 +35,11 @@ interface Run {
 }
 
 /** Runs nri-exits; `printed` hears its output as it comes. */
-async function cli(args: string[], signal = new AbortController().signal, printed?: (text: string) => void): Promise<Run> {
+async function cli(
+  args: string[],
+  signal = new AbortController().signal,
+  printed?: (text: string) => void,
+): Promise<Run> {
   let stdout = "";
   let stderr = "";
   const code = await runCli(args, {
@@ -66,7 +70,11 @@ describe("nri-exits against a running reporter", () => {
     const ops = PodSandbox.fromPartial({ name: "backup", namespace: "ops", uid: "u2" });
     await reporter.containerEnded("StopContainer", shop, container("c1", "app", 0));
     await reporter.containerEnded("StopContainer", shop, container("c2", "migrate", 127, { statusReason: "Error" }));
-    await reporter.containerEnded("StopContainer", ops, container("c3", "dump", 137, { statusReason: "OOMKilled", finishedAt: T0 + 90n * S }));
+    await reporter.containerEnded(
+      "StopContainer",
+      ops,
+      container("c3", "dump", 137, { statusReason: "OOMKilled", finishedAt: T0 + 90n * S }),
+    );
   });
 
   afterAll(async () => {
@@ -105,11 +113,21 @@ describe("nri-exits against a running reporter", () => {
   it("watch prints one line per exit as it happens, until interrupted", async () => {
     const stop = new AbortController();
     let printed = "";
-    const watching = cli(["watch", "--address", socket, "--namespace", "shop"], stop.signal, (text) => (printed += text));
-    const grpc = reporter.activeOutputs.find((output) => output.name === "grpc") as unknown as { hub: { watchers: number } };
+    const watching = cli(
+      ["watch", "--address", socket, "--namespace", "shop"],
+      stop.signal,
+      (text) => (printed += text),
+    );
+    const grpc = reporter.activeOutputs.find((output) => output.name === "grpc") as unknown as {
+      hub: { watchers: number };
+    };
     while (grpc.hub.watchers === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     const shop = PodSandbox.fromPartial({ name: "web", namespace: "shop" });
-    await reporter.containerEnded("StopContainer", PodSandbox.fromPartial({ name: "x", namespace: "other" }), container("c4", "skip", 1));
+    await reporter.containerEnded(
+      "StopContainer",
+      PodSandbox.fromPartial({ name: "x", namespace: "other" }),
+      container("c4", "skip", 1),
+    );
     await reporter.containerEnded("StopContainer", shop, container("c5", "sidecar", 143, { statusReason: "Error" }));
     await expect.poll(() => printed).toContain("shop/web/sidecar exit 143");
     stop.abort();
@@ -122,12 +140,28 @@ describe("nri-exits against a running reporter", () => {
   });
 
   it("cause attaches a cause, and shows the reporter's refusal", async () => {
-    expect(await cli(["cause", "--address", socket, "--container-id", "c9", "--by", "10-evictor", "--reason", "Evicted", "--codes", "137,143"])).toEqual({
+    expect(
+      await cli([
+        "cause",
+        "--address",
+        socket,
+        "--container-id",
+        "c9",
+        "--by",
+        "10-evictor",
+        "--reason",
+        "Evicted",
+        "--codes",
+        "137,143",
+      ]),
+    ).toEqual({
       code: 0,
       stdout: "cause Evicted attached to container c9\n",
       stderr: "",
     });
-    expect(await cli(["cause", "--address", socket, "--container-id", "c1", "--by", "10-evictor", "--reason", "Evicted"])).toEqual({
+    expect(
+      await cli(["cause", "--address", socket, "--container-id", "c1", "--by", "10-evictor", "--reason", "Evicted"]),
+    ).toEqual({
       code: 1,
       stdout: "",
       stderr: "nri-exits: FAILED_PRECONDITION: container c1 has ended already and was reported (record 1)\n",
@@ -147,9 +181,18 @@ describe("nri-exits mistakes", () => {
   it.each([
     [[], "nri-exits: a command is needed\nRun nri-exits --help for the usage.\n"],
     [["tail"], "nri-exits: unknown command tail\nRun nri-exits --help for the usage.\n"],
-    [["recent", "-n", "many"], 'nri-exits: --limit: expected a whole number, got "many"\nRun nri-exits --help for the usage.\n'],
-    [["recent", "--address", "relative.sock"], 'nri-exits: expected unix:///path/to.sock, an absolute socket path, or [host]:port, got "relative.sock"\nRun nri-exits --help for the usage.\n'],
-    [["cause", "--container-id", "c1"], "nri-exits: cause needs --container-id, --by and --reason\nRun nri-exits --help for the usage.\n"],
+    [
+      ["recent", "-n", "many"],
+      'nri-exits: --limit: expected a whole number, got "many"\nRun nri-exits --help for the usage.\n',
+    ],
+    [
+      ["recent", "--address", "relative.sock"],
+      'nri-exits: expected unix:///path/to.sock, an absolute socket path, or [host]:port, got "relative.sock"\nRun nri-exits --help for the usage.\n',
+    ],
+    [
+      ["cause", "--container-id", "c1"],
+      "nri-exits: cause needs --container-id, --by and --reason\nRun nri-exits --help for the usage.\n",
+    ],
   ])("%j", async (args, stderr) => {
     expect(await cli(args)).toEqual({ code: 2, stdout: "", stderr });
   });
@@ -157,7 +200,9 @@ describe("nri-exits mistakes", () => {
   it("refuses unknown options with the usage, and prints the usage for --help", async () => {
     const unknown = await cli(["watch", "--follow"]);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr.split("\n")[0]).toBe("nri-exits: Unknown option '--follow'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- \"--follow\"");
+    expect(unknown.stderr.split("\n")[0]).toBe(
+      "nri-exits: Unknown option '--follow'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- \"--follow\"",
+    );
     expect(await cli(["--help"])).toEqual({ code: 0, stdout: USAGE, stderr: "" });
   });
 });
@@ -171,8 +216,14 @@ describe("nri-exits on a terminal", { timeout: 120_000 }, () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "nri-exits-tty-"));
     reporter = new ExitReporter();
-    await reporter.configure(decodeConfig(`jsonLines: false\ngrpc: {listen: ${join(dir, "exits.sock")}}\noom: {check: false}\n`));
-    await reporter.containerEnded("StopContainer", PodSandbox.fromPartial({ name: "web", namespace: "shop" }), container("c1", "app", 1));
+    await reporter.configure(
+      decodeConfig(`jsonLines: false\ngrpc: {listen: ${join(dir, "exits.sock")}}\noom: {check: false}\n`),
+    );
+    await reporter.containerEnded(
+      "StopContainer",
+      PodSandbox.fromPartial({ name: "web", namespace: "shop" }),
+      container("c1", "app", 1),
+    );
   });
 
   afterAll(async () => {
@@ -188,7 +239,9 @@ describe("nri-exits on a terminal", { timeout: 120_000 }, () => {
     // Test runners set FORCE_COLOR for their children, and Node's hasColors() says no under CI=true
     // (as CI logs want it); the terminal alone decides here.
     const { FORCE_COLOR: _force, NO_COLOR: _no, CI: _ci, ...inherited } = process.env;
-    const { stdout } = await run("script", ["-qec", command, "/dev/null"], { env: { ...inherited, TERM: "xterm", ...env } });
+    const { stdout } = await run("script", ["-qec", command, "/dev/null"], {
+      env: { ...inherited, TERM: "xterm", ...env },
+    });
     return stdout;
   }
 

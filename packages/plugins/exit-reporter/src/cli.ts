@@ -116,10 +116,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     if (command === "cause") {
       const id = values["container-id"];
       if (!id || !values.by || !values.reason) throw new UsageError("cause needs --container-id, --by and --reason");
-      const codes = values.codes ? values.codes.split(",").map((code) => {
-        if (!/^-?\d+$/.test(code.trim())) throw new UsageError(`--codes: expected exit codes such as 137,143, got ${JSON.stringify(values.codes)}`);
-        return Number(code);
-      }) : [];
+      const codes = values.codes
+        ? values.codes.split(",").map((code) => {
+            if (!/^-?\d+$/.test(code.trim()))
+              throw new UsageError(`--codes: expected exit codes such as 137,143, got ${JSON.stringify(values.codes)}`);
+            return Number(code);
+          })
+        : [];
       const { replaced } = await connection.client.attachCause({
         containerId: id,
         declaredBy: values.by,
@@ -128,7 +131,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         exitCodes: codes,
         ttlSeconds: values.ttl === undefined ? 0 : wholeNumber(values.ttl, "ttl"),
       });
-      print(`cause ${values.reason} attached to container ${id}${replaced ? " (replacing the earlier one from the same declarer)" : ""}`);
+      print(
+        `cause ${values.reason} attached to container ${id}${replaced ? " (replacing the earlier one from the same declarer)" : ""}`,
+      );
       return 0;
     }
     for await (const { exit } of connection.client.watchExits({ filter }, { signal: io.signal })) {

@@ -9,7 +9,10 @@ describe("stripWrapper", () => {
       command: ["nginx", "-g", "daemon off;"],
       wrapper: ["/sbin/tini", "--"],
     });
-    expect(stripWrapper(["tini", "--", "nginx"], [["/usr/bin/tini", "--"]])).toEqual({ command: ["tini", "--", "nginx"], wrapper: [] });
+    expect(stripWrapper(["tini", "--", "nginx"], [["/usr/bin/tini", "--"]])).toEqual({
+      command: ["tini", "--", "nginx"],
+      wrapper: [],
+    });
     expect(stripWrapper(["/usr/bin/tini", "--", "nginx"], [["/usr/bin/tini", "--"]]).command).toEqual(["nginx"]);
   });
 

@@ -64,7 +64,9 @@ export function stripWrapper(args: readonly string[], prefixes: readonly Wrapper
 export function wrapperPrefixProblem(prefix: WrapperPrefix): string | undefined {
   if (prefix.length === 0 || prefix[0] === "") return "a wrapper prefix needs at least a program";
   if (prefix[0] === ANY_WORDS) return `a wrapper prefix starts with its program, not "${ANY_WORDS}"`;
-  const open = prefix.findIndex((word, i) => word === ANY_WORDS && (i === prefix.length - 1 || prefix[i + 1] === ANY_WORDS));
+  const open = prefix.findIndex(
+    (word, i) => word === ANY_WORDS && (i === prefix.length - 1 || prefix[i + 1] === ANY_WORDS),
+  );
   if (open >= 0) return `"${ANY_WORDS}" must be followed by the word that ends it (e.g. "tini ... --")`;
   return undefined;
 }

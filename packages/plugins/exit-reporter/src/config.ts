@@ -97,13 +97,21 @@ class FieldError extends Error {
 type Mapping = Record<string, unknown>;
 
 function describe(value: unknown): string {
-  return value === null ? "null" : Array.isArray(value) ? "a list" : typeof value === "object" ? "a mapping" : JSON.stringify(value);
+  return value === null
+    ? "null"
+    : Array.isArray(value)
+      ? "a list"
+      : typeof value === "object"
+        ? "a mapping"
+        : JSON.stringify(value);
 }
 
 function mapping(value: unknown, path: string, known: readonly string[]): Mapping {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new FieldError(path, `expected a mapping, got ${describe(value)}`);
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new FieldError(path, `expected a mapping, got ${describe(value)}`);
   const unknown = Object.keys(value).find((key) => !known.includes(key));
-  if (unknown !== undefined) throw new FieldError(path ? `${path}.${unknown}` : unknown, `unknown field (known: ${known.join(", ")})`);
+  if (unknown !== undefined)
+    throw new FieldError(path ? `${path}.${unknown}` : unknown, `unknown field (known: ${known.join(", ")})`);
   return value as Mapping;
 }
 
@@ -114,7 +122,10 @@ function text(value: unknown, path: string): string {
 
 function whole(value: unknown, path: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
-    throw new FieldError(path, `expected a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ""}, got ${describe(value)}`);
+    throw new FieldError(
+      path,
+      `expected a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ""}, got ${describe(value)}`,
+    );
   }
   return value;
 }
@@ -141,11 +152,18 @@ function section<T>(value: unknown, read: (m: Mapping) => T, defaults: T): T | f
 }
 
 function wrappers(value: unknown): WrapperPrefix[] {
-  if (!Array.isArray(value)) throw new FieldError("commandWrappers", `expected a list of prefixes such as "tini --", got ${describe(value)}`);
+  if (!Array.isArray(value))
+    throw new FieldError("commandWrappers", `expected a list of prefixes such as "tini --", got ${describe(value)}`);
   return value.map((item, i) => {
     const path = `commandWrappers[${i}]`;
-    const words = typeof item === "string" ? item.trim().split(/\s+/) : Array.isArray(item) ? item.map((w, j) => text(w, `${path}[${j}]`)) : undefined;
-    if (!words) throw new FieldError(path, `expected a text such as "tini --" or a list of words, got ${describe(item)}`);
+    const words =
+      typeof item === "string"
+        ? item.trim().split(/\s+/)
+        : Array.isArray(item)
+          ? item.map((w, j) => text(w, `${path}[${j}]`))
+          : undefined;
+    if (!words)
+      throw new FieldError(path, `expected a text such as "tini --" or a list of words, got ${describe(item)}`);
     const problem = wrapperPrefixProblem(words);
     if (problem) throw new FieldError(path, problem);
     return words;
@@ -169,53 +187,79 @@ function decode(root: Mapping, defaults: ConfigDefaults): ExitReporterConfig {
     const oom = mapping(top.oom, "oom", ["check", "cgroupRoot", "kernelLog"]);
     if (oom.check !== undefined) config.oom.check = flag(oom.check, "oom.check");
     if (oom.kernelLog !== undefined) {
-      config.oom.kernelLog = typeof oom.kernelLog === "string" ? oom.kernelLog : flag(oom.kernelLog, "oom.kernelLog") ? KMSG : "";
+      config.oom.kernelLog =
+        typeof oom.kernelLog === "string" ? oom.kernelLog : flag(oom.kernelLog, "oom.kernelLog") ? KMSG : "";
     }
     if (oom.cgroupRoot !== undefined) config.oom.cgroupRoot = text(oom.cgroupRoot, "oom.cgroupRoot");
   }
   if (top.causes !== undefined) {
     const causes = mapping(top.causes, "causes", ["ttlSeconds", "maxContainers"]);
-    if (causes.ttlSeconds !== undefined) config.causes.ttlSeconds = whole(causes.ttlSeconds, "causes.ttlSeconds", 1, 86_400);
-    if (causes.maxContainers !== undefined) config.causes.maxContainers = whole(causes.maxContainers, "causes.maxContainers", 1);
+    if (causes.ttlSeconds !== undefined)
+      config.causes.ttlSeconds = whole(causes.ttlSeconds, "causes.ttlSeconds", 1, 86_400);
+    if (causes.maxContainers !== undefined)
+      config.causes.maxContainers = whole(causes.maxContainers, "causes.maxContainers", 1);
   }
   if (top.jsonLines !== undefined) {
-    config.jsonLines = section(top.jsonLines, (value) => {
-      const m = mapping(value, "jsonLines", ["path", "maxBytes", "keep"]);
-      return {
-        path: m.path === undefined ? DEFAULT_JSON_LINES.path : text(m.path, "jsonLines.path"),
-        maxBytes: m.maxBytes === undefined ? DEFAULT_JSON_LINES.maxBytes : whole(m.maxBytes, "jsonLines.maxBytes", 1024),
-        keep: m.keep === undefined ? DEFAULT_JSON_LINES.keep : whole(m.keep, "jsonLines.keep", 0, 100),
-      };
-    }, { ...DEFAULT_JSON_LINES });
+    config.jsonLines = section(
+      top.jsonLines,
+      (value) => {
+        const m = mapping(value, "jsonLines", ["path", "maxBytes", "keep"]);
+        return {
+          path: m.path === undefined ? DEFAULT_JSON_LINES.path : text(m.path, "jsonLines.path"),
+          maxBytes:
+            m.maxBytes === undefined ? DEFAULT_JSON_LINES.maxBytes : whole(m.maxBytes, "jsonLines.maxBytes", 1024),
+          keep: m.keep === undefined ? DEFAULT_JSON_LINES.keep : whole(m.keep, "jsonLines.keep", 0, 100),
+        };
+      },
+      { ...DEFAULT_JSON_LINES },
+    );
   }
   if (top.prometheus !== undefined) {
-    config.prometheus = section(top.prometheus, (value) => {
-      const m = mapping(value, "prometheus", ["listen", "maxNamespaces", "reasons"]);
-      let listen = DEFAULT_PROMETHEUS.listen;
-      if (m.listen !== undefined) {
-        const parsed = address(m.listen, "prometheus.listen");
-        if (parsed.kind !== "tcp") throw new FieldError("prometheus.listen", `expected [host]:port (Prometheus scrapes over TCP), got ${JSON.stringify(m.listen)}`);
-        listen = parsed;
-      }
-      const reasons = m.reasons === undefined ? [] : m.reasons;
-      if (!Array.isArray(reasons)) throw new FieldError("prometheus.reasons", `expected a list of reasons, got ${describe(reasons)}`);
-      return {
-        listen,
-        maxNamespaces: m.maxNamespaces === undefined ? DEFAULT_PROMETHEUS.maxNamespaces : whole(m.maxNamespaces, "prometheus.maxNamespaces", 1, 10_000),
-        reasons: reasons.map((reason, i) => text(reason, `prometheus.reasons[${i}]`)),
-      };
-    }, { ...DEFAULT_PROMETHEUS });
+    config.prometheus = section(
+      top.prometheus,
+      (value) => {
+        const m = mapping(value, "prometheus", ["listen", "maxNamespaces", "reasons"]);
+        let listen = DEFAULT_PROMETHEUS.listen;
+        if (m.listen !== undefined) {
+          const parsed = address(m.listen, "prometheus.listen");
+          if (parsed.kind !== "tcp")
+            throw new FieldError(
+              "prometheus.listen",
+              `expected [host]:port (Prometheus scrapes over TCP), got ${JSON.stringify(m.listen)}`,
+            );
+          listen = parsed;
+        }
+        const reasons = m.reasons === undefined ? [] : m.reasons;
+        if (!Array.isArray(reasons))
+          throw new FieldError("prometheus.reasons", `expected a list of reasons, got ${describe(reasons)}`);
+        return {
+          listen,
+          maxNamespaces:
+            m.maxNamespaces === undefined
+              ? DEFAULT_PROMETHEUS.maxNamespaces
+              : whole(m.maxNamespaces, "prometheus.maxNamespaces", 1, 10_000),
+          reasons: reasons.map((reason, i) => text(reason, `prometheus.reasons[${i}]`)),
+        };
+      },
+      { ...DEFAULT_PROMETHEUS },
+    );
   }
   if (top.grpc !== undefined) {
-    config.grpc = section(top.grpc, (value) => {
-      const m = mapping(value, "grpc", ["listen", "recent", "subscriberBuffer"]);
-      return {
-        listen: m.listen === undefined ? grpcDefaults.listen : address(m.listen, "grpc.listen"),
-        recent: m.recent === undefined ? grpcDefaults.recent : whole(m.recent, "grpc.recent", 1, 1_000_000),
-        subscriberBuffer:
-          m.subscriberBuffer === undefined ? grpcDefaults.subscriberBuffer : whole(m.subscriberBuffer, "grpc.subscriberBuffer", 1, 1_000_000),
-      };
-    }, grpcDefaults);
+    config.grpc = section(
+      top.grpc,
+      (value) => {
+        const m = mapping(value, "grpc", ["listen", "recent", "subscriberBuffer"]);
+        return {
+          listen: m.listen === undefined ? grpcDefaults.listen : address(m.listen, "grpc.listen"),
+          recent: m.recent === undefined ? grpcDefaults.recent : whole(m.recent, "grpc.recent", 1, 1_000_000),
+          subscriberBuffer:
+            m.subscriberBuffer === undefined
+              ? grpcDefaults.subscriberBuffer
+              : whole(m.subscriberBuffer, "grpc.subscriberBuffer", 1, 1_000_000),
+        };
+      },
+      grpcDefaults,
+    );
   }
   return config;
 }
@@ -225,7 +269,8 @@ function decode(root: Mapping, defaults: ConfigDefaults): ExitReporterConfig {
  * @throws ExitReporterConfigError naming the field and what was expected
  */
 export function decodeConfig(text: string, defaults: ConfigDefaults = {}): ExitReporterConfig {
-  if (yamlMayNestDeeperThan(text)) throw new ExitReporterConfigError(`invalid configuration: nested deeper than ${MAX_YAML_NESTING} levels`);
+  if (yamlMayNestDeeperThan(text))
+    throw new ExitReporterConfigError(`invalid configuration: nested deeper than ${MAX_YAML_NESTING} levels`);
   let root: unknown;
   try {
     root = parse(text);

@@ -22,7 +22,9 @@ export type Decision = { report: true } | { report: false; why: string };
 export const DEFAULT_TRACKED_CONTAINERS = 65_536;
 
 function hasEnded(container: Container): boolean {
-  return container.finishedAt !== 0n || container.exitCode !== 0 || container.state === ContainerState.CONTAINER_STOPPED;
+  return (
+    container.finishedAt !== 0n || container.exitCode !== 0 || container.state === ContainerState.CONTAINER_STOPPED
+  );
 }
 
 export class ExitTracker {

@@ -57,7 +57,8 @@ function mainClause(input: ExplanationInput): { text: string; toldRuntime: boole
   const { facts, cause, declared, runtimeReason, runtimeMessage, oom } = input;
   const code = facts.exitCode;
   if (cause) {
-    const who = cause.source === Source.SOURCE_PLUGIN ? `stopped by plugin ${cause.declaredBy}` : "ended as the pod declares";
+    const who =
+      cause.source === Source.SOURCE_PLUGIN ? `stopped by plugin ${cause.declaredBy}` : "ended as the pod declares";
     return { text: `${who}: ${cause.message || cause.reason}${codeInParens(facts)}`, toldRuntime: false };
   }
   if (facts.startError) {
@@ -67,7 +68,10 @@ function mainClause(input: ExplanationInput): { text: string; toldRuntime: boole
   if (facts.neverStarted && code === undefined) return { text: "stopped before it started", toldRuntime: false };
   if (runtimeReason === "OOMKilled") {
     const message = runtimeMessage ? `: ${runtimeMessage}` : "";
-    return { text: `killed by the out-of-memory killer${codeInParens(facts)}, as the runtime reports${message}`, toldRuntime: true };
+    return {
+      text: `killed by the out-of-memory killer${codeInParens(facts)}, as the runtime reports${message}`,
+      toldRuntime: true,
+    };
   }
   if (oom.verdict === OomVerdict.OOM_VERDICT_CONFIRMED && (code === SIGKILL_EXIT || code === undefined)) {
     return {
@@ -76,7 +80,10 @@ function mainClause(input: ExplanationInput): { text: string; toldRuntime: boole
     };
   }
   if (code === undefined) {
-    return { text: "ended, but the runtime reported no exit code (runtimes before containerd 2.3 and CRI-O 1.36 do not)", toldRuntime: false };
+    return {
+      text: "ended, but the runtime reported no exit code (runtimes before containerd 2.3 and CRI-O 1.36 do not)",
+      toldRuntime: false,
+    };
   }
   if (code === 0) return { text: "exited normally (code 0)", toldRuntime: false };
   if (declared) {
@@ -91,8 +98,12 @@ function mainClause(input: ExplanationInput): { text: string; toldRuntime: boole
     }
     return { text: `killed by ${name} (exit ${code}): ${meaning.detail}`, toldRuntime: false };
   }
-  if (meaning) return { text: `exited with code ${code} (${meaning.description}): ${meaning.detail}`, toldRuntime: false };
-  return { text: `exited with code ${code}, which only the program can explain (no meaning is declared for it)`, toldRuntime: false };
+  if (meaning)
+    return { text: `exited with code ${code} (${meaning.description}): ${meaning.detail}`, toldRuntime: false };
+  return {
+    text: `exited with code ${code}, which only the program can explain (no meaning is declared for it)`,
+    toldRuntime: false,
+  };
 }
 
 export function explainExit(input: ExplanationInput): string {
@@ -110,7 +121,9 @@ export function explainExit(input: ExplanationInput): string {
     parts.push(`command: ${formatCommand(input.command)}`);
   }
   if (facts.finishedEarlyByNs !== undefined) {
-    parts.push(`ran for 0s (the runtime's finish time is ${formatRunTime(facts.finishedEarlyByNs)} before its start time)`);
+    parts.push(
+      `ran for 0s (the runtime's finish time is ${formatRunTime(facts.finishedEarlyByNs)} before its start time)`,
+    );
   } else if (facts.runTimeNs !== undefined) {
     parts.push(`ran for ${formatRunTime(facts.runTimeNs)}`);
   }

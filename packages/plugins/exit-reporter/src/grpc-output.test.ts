@@ -31,15 +31,25 @@ describe("ExitHub", () => {
     expect(hub.recent(undefined, 2).map((record) => Number(record.sequence))).toEqual([7, 8]);
     const filter = { namespace: "shop", pod: "", container: "", nonZeroOnly: false };
     expect(hub.recent(filter).map((record) => Number(record.sequence))).toEqual([5, 7]);
-    expect(hub.recent({ ...filter, namespace: "", nonZeroOnly: true }).map((record) => Number(record.sequence))).toEqual([5, 6, 7]);
-    expect(hub.recent({ ...filter, namespace: "", pod: "web-1", container: "app" }).map((record) => Number(record.sequence))).toEqual([7]);
+    expect(
+      hub.recent({ ...filter, namespace: "", nonZeroOnly: true }).map((record) => Number(record.sequence)),
+    ).toEqual([5, 6, 7]);
+    expect(
+      hub.recent({ ...filter, namespace: "", pod: "web-1", container: "app" }).map((record) => Number(record.sequence)),
+    ).toEqual([7]);
   });
 
   it("drops a watcher that falls behind, tells why, and ends its stream with RESOURCE_EXHAUSTED", async () => {
     const dropped: string[] = [];
-    const hub = new ExitHub({ subscriberBuffer: 3, onSubscriberDropped: (peer, why) => dropped.push(`${peer}: ${why}`) });
+    const hub = new ExitHub({
+      subscriberBuffer: 3,
+      onSubscriberDropped: (peer, why) => dropped.push(`${peer}: ${why}`),
+    });
     const slow = hub.subscribe(undefined, "unix:slow");
-    const filtered = hub.subscribe({ namespace: "nowhere", pod: "", container: "", nonZeroOnly: false }, "unix:filtered");
+    const filtered = hub.subscribe(
+      { namespace: "nowhere", pod: "", container: "", nonZeroOnly: false },
+      "unix:filtered",
+    );
     for (let i = 1; i <= 4; i++) hub.publish(exit(i));
     expect(dropped).toEqual(["#1 (unix:slow): it fell 3 exits behind (the limit is 3)"]);
     expect(hub.watchers).toBe(1);
@@ -91,7 +101,10 @@ describe("the gRPC output, with a nice-grpc client", () => {
     const seen: number[] = [];
     const stop = new AbortController();
     const watching = (async () => {
-      for await (const { exit } of connection.client.watchExits({ filter: { nonZeroOnly: true } }, { signal: stop.signal })) {
+      for await (const { exit } of connection.client.watchExits(
+        { filter: { nonZeroOnly: true } },
+        { signal: stop.signal },
+      )) {
         seen.push(Number(exit!.sequence));
         if (seen.length === 3) stop.abort();
       }
@@ -111,10 +124,14 @@ describe("the gRPC output, with a nice-grpc client", () => {
   });
 
   it("hands AttachCause to the reporter, and its refusals to the caller", async () => {
-    expect(await connection.client.attachCause({ containerId: "ctr9", declaredBy: "10-evictor", reason: "Evicted" })).toEqual({
+    expect(
+      await connection.client.attachCause({ containerId: "ctr9", declaredBy: "10-evictor", reason: "Evicted" }),
+    ).toEqual({
       replaced: false,
     });
-    expect(causes).toEqual([expect.objectContaining({ containerId: "ctr9", declaredBy: "10-evictor", reason: "Evicted" })]);
+    expect(causes).toEqual([
+      expect.objectContaining({ containerId: "ctr9", declaredBy: "10-evictor", reason: "Evicted" }),
+    ]);
   });
 
   it("drops a watcher that stops reading, and keeps serving one that reads", async () => {
@@ -177,7 +194,11 @@ describe("where the gRPC output listens", () => {
   it("replaces a socket file left behind by a process that is gone", async () => {
     const path = join(dir, "stale.sock");
     // A process that listens on it and is killed, as in a crash: its socket file stays.
-    const crashing = spawn(process.execPath, ["-e", "require('net').createServer().listen(process.argv[1], () => console.log('up'))", path]);
+    const crashing = spawn(process.execPath, [
+      "-e",
+      "require('net').createServer().listen(process.argv[1], () => console.log('up'))",
+      path,
+    ]);
     await new Promise((resolve) => crashing.stdout.once("data", resolve));
     crashing.kill("SIGKILL");
     await new Promise((resolve) => crashing.once("exit", resolve));
@@ -192,7 +213,9 @@ describe("where the gRPC output listens", () => {
   it("refuses a path that is no socket, or one another process serves", async () => {
     const file = join(dir, "file.sock");
     await writeFile(file, "");
-    await expect(start({ kind: "unix", path: file })).rejects.toThrow(`cannot listen on unix://${file}: ${file} exists and is not a socket`);
+    await expect(start({ kind: "unix", path: file })).rejects.toThrow(
+      `cannot listen on unix://${file}: ${file} exists and is not a socket`,
+    );
     const busy = join(dir, "busy.sock");
     const first = await start({ kind: "unix", path: busy });
     await expect(start({ kind: "unix", path: busy })).rejects.toThrow(`another process is listening on ${busy}`);

@@ -57,7 +57,9 @@ export class GrpcOutput implements ExitOutput {
       if (address.kind === "tcp") address = { ...address, port };
     } catch (error) {
       server.forceShutdown();
-      throw new Error(`cannot listen on ${formatAddress(options.address)}: ${(error as Error).message}`, { cause: error });
+      throw new Error(`cannot listen on ${formatAddress(options.address)}: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     return new GrpcOutput(hub, server, address);
   }

@@ -9,7 +9,12 @@ export { type Address, AddressError, formatAddress, parseAddress } from "./addre
 export { CAUSE_ANNOTATION, EXIT_CODES_ANNOTATION } from "./annotations.js";
 export { type DeclaredCause } from "./causes.js";
 export { type CgroupLayout, cgroupDirectory, findMemoryCgroup, memoryCgroupFromMountinfo } from "./cgroups.js";
-export { connectExitReporter, DEFAULT_ADDRESS, type ExitReporterClient, type ExitReporterConnection } from "./client.js";
+export {
+  connectExitReporter,
+  DEFAULT_ADDRESS,
+  type ExitReporterClient,
+  type ExitReporterConnection,
+} from "./client.js";
 export { type Command, formatCommand, stripWrapper, type WrapperPrefix } from "./command.js";
 export {
   type ConfigDefaults,

@@ -22,7 +22,12 @@ function exit(sequence: number): ExitRecord {
 
 async function lines(path: string): Promise<number[]> {
   const text = await readFile(path, "utf8");
-  return text === "" ? [] : text.trimEnd().split("\n").map((line) => (JSON.parse(line) as { sequence: number }).sequence);
+  return text === ""
+    ? []
+    : text
+        .trimEnd()
+        .split("\n")
+        .map((line) => (JSON.parse(line) as { sequence: number }).sequence);
 }
 
 describe("the JSON-lines output", () => {
@@ -34,7 +39,9 @@ describe("the JSON-lines output", () => {
 
   it("writes one JSON object per line, as exitRecordToJson shapes it", async () => {
     const path = join(dir, "one.jsonl");
-    const output = new JsonLinesOutput(await RotatingFile.open(path, { maxBytes: 1 << 20, keep: 1 }), { onDrop: () => {} });
+    const output = new JsonLinesOutput(await RotatingFile.open(path, { maxBytes: 1 << 20, keep: 1 }), {
+      onDrop: () => {},
+    });
     output.publish(exit(1));
     await output.close();
     expect(JSON.parse(await readFile(path, "utf8"))).toEqual({
@@ -50,7 +57,9 @@ describe("the JSON-lines output", () => {
   it("rotates by size, keeping the configured number of older files", async () => {
     const path = join(dir, "rotated.jsonl");
     await writeFile(path, "");
-    const output = new JsonLinesOutput(await RotatingFile.open(path, { maxBytes: 1024, keep: 2 }), { onDrop: () => {} });
+    const output = new JsonLinesOutput(await RotatingFile.open(path, { maxBytes: 1024, keep: 2 }), {
+      onDrop: () => {},
+    });
     for (let i = 1; i <= 20; i++) output.publish(exit(i));
     await output.close();
     // Each line is about 220 bytes: four fit in 1024.
@@ -62,7 +71,9 @@ describe("the JSON-lines output", () => {
 
   it("with keep 0, starts the file afresh", async () => {
     const path = join(dir, "fresh.jsonl");
-    const output = new JsonLinesOutput(await RotatingFile.open(path, { maxBytes: 1024, keep: 0 }), { onDrop: () => {} });
+    const output = new JsonLinesOutput(await RotatingFile.open(path, { maxBytes: 1024, keep: 0 }), {
+      onDrop: () => {},
+    });
     for (let i = 1; i <= 6; i++) output.publish(exit(i));
     await output.close();
     expect(await lines(path)).toEqual([5, 6]);
@@ -88,13 +99,24 @@ describe("the JSON-lines output", () => {
     const drops: number[] = [];
     // A pipe nobody reads: after its small buffer, writes never complete.
     const pipe = new PassThrough({ highWaterMark: 256 });
-    const output = new JsonLinesOutput(streamSink(pipe, "a pipe"), { maxQueuedBytes: 2000, onDrop: (_, records) => drops.push(records) });
+    const output = new JsonLinesOutput(streamSink(pipe, "a pipe"), {
+      maxQueuedBytes: 2000,
+      onDrop: (_, records) => drops.push(records),
+    });
     for (let i = 1; i <= 30; i++) output.publish(exit(i));
     await setImmediate();
     expect(drops.length).toBeGreaterThan(15);
     // What was queued comes out once someone reads.
     const read: number[] = [];
-    pipe.on("data", (chunk: Buffer) => read.push(...chunk.toString().trimEnd().split("\n").map((line) => (JSON.parse(line) as { sequence: number }).sequence)));
+    pipe.on("data", (chunk: Buffer) =>
+      read.push(
+        ...chunk
+          .toString()
+          .trimEnd()
+          .split("\n")
+          .map((line) => (JSON.parse(line) as { sequence: number }).sequence),
+      ),
+    );
     await output.close();
     expect(read.length + drops.length).toBe(30);
     expect(read).toEqual(Array.from({ length: read.length }, (_, i) => i + 1));

@@ -36,7 +36,11 @@ export class JsonLinesOutput implements ExitOutput {
   publish(record: ExitRecord): void {
     const line = `${JSON.stringify(exitRecordToJson(record))}\n`;
     if (this.queuedBytes + line.length > this.maxQueuedBytes) {
-      this.options.onDrop(this.name, 1, `${this.sink.description} is not keeping up (${this.queuedBytes} bytes waiting)`);
+      this.options.onDrop(
+        this.name,
+        1,
+        `${this.sink.description} is not keeping up (${this.queuedBytes} bytes waiting)`,
+      );
       return;
     }
     this.queue.push(line);
@@ -67,7 +71,8 @@ export class JsonLinesOutput implements ExitOutput {
     }
     const lost = this.queue.length;
     this.queue.length = 0;
-    if (lost > 0) this.options.onDrop(this.name, lost, `${this.sink.description} did not take them before the reporter stopped`);
+    if (lost > 0)
+      this.options.onDrop(this.name, lost, `${this.sink.description} did not take them before the reporter stopped`);
     await this.sink.close();
   }
 }

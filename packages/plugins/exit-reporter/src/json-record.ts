@@ -29,7 +29,9 @@ export function sourceWord(source: Source): string {
 
 function dropEmpty(object: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
-    Object.entries(object).filter(([, value]) => value !== undefined && value !== "" && !(Array.isArray(value) && value.length === 0)),
+    Object.entries(object).filter(
+      ([, value]) => value !== undefined && value !== "" && !(Array.isArray(value) && value.length === 0),
+    ),
   );
 }
 
@@ -56,9 +58,14 @@ export function exitRecordToJson(record: ExitRecord): Record<string, unknown> {
     command: record.command,
     wrapper: record.wrapper,
     explanation: record.explanation,
-    oom: record.oom && record.oom.verdict !== OomVerdict.OOM_VERDICT_NOT_CHECKED
-      ? dropEmpty({ verdict: VERDICTS[record.oom.verdict] ?? "unknown", evidence: record.oom.evidence, path: record.oom.path })
-      : undefined,
+    oom:
+      record.oom && record.oom.verdict !== OomVerdict.OOM_VERDICT_NOT_CHECKED
+        ? dropEmpty({
+            verdict: VERDICTS[record.oom.verdict] ?? "unknown",
+            evidence: record.oom.evidence,
+            path: record.oom.path,
+          })
+        : undefined,
     flags: record.flags,
     notes: record.notes,
   });

@@ -39,8 +39,12 @@ describe("KernelOomLog", () => {
   });
 
   it("finds a kill by pid only while the container ran (pids are reused)", async () => {
-    expect((await log.find(undefined, 9001, always))?.text).toBe("Killed process 9001 (java) by the memory cgroup's OOM killer");
-    expect(await log.find(undefined, 9001, { startedAt: BigInt(Date.now() + 3_600_000) * 1_000_000n, finishedAt: 0n })).toBeUndefined();
+    expect((await log.find(undefined, 9001, always))?.text).toBe(
+      "Killed process 9001 (java) by the memory cgroup's OOM killer",
+    );
+    expect(
+      await log.find(undefined, 9001, { startedAt: BigInt(Date.now() + 3_600_000) * 1_000_000n, finishedAt: 0n }),
+    ).toBeUndefined();
     expect(await log.find(undefined, 9001, { startedAt: 0n, finishedAt: 0n })).toBeUndefined();
     expect(await log.find(undefined, 4242, always)).toBeUndefined();
   });

@@ -120,7 +120,10 @@ export class KernelOomLog {
     // The summary of the same kill came just before, and says more.
     const earlier = this.byPid.get(Number(killed[1]));
     if (earlier && at - earlier.at < SAME_KILL_NS) return;
-    this.byPid.put(Number(killed[1]), { text: `Killed process ${killed[1]} (${killed[2]}) by the memory cgroup's OOM killer`, at });
+    this.byPid.put(Number(killed[1]), {
+      text: `Killed process ${killed[1]} (${killed[2]}) by the memory cgroup's OOM killer`,
+      at,
+    });
   }
 
   /**
@@ -128,7 +131,11 @@ export class KernelOomLog {
    * ran (a pid is reused; a cgroup path holds the container's id), after
    * reading what is new.
    */
-  async find(cgroup: string | undefined, pid: number, ran: { startedAt: bigint; finishedAt: bigint }): Promise<KernelOomKill | undefined> {
+  async find(
+    cgroup: string | undefined,
+    pid: number,
+    ran: { startedAt: bigint; finishedAt: bigint },
+  ): Promise<KernelOomKill | undefined> {
     await this.read();
     const inCgroup = cgroup !== undefined ? this.byCgroup.get(cgroup) : undefined;
     if (inCgroup) return inCgroup;

@@ -20,7 +20,8 @@ export function streamSink(stream: Writable, description: string): LineSink {
   stream.on("error", () => {});
   return {
     description,
-    write: (text) => new Promise((resolve, reject) => stream.write(text, (error) => (error ? reject(error) : resolve()))),
+    write: (text) =>
+      new Promise((resolve, reject) => stream.write(text, (error) => (error ? reject(error) : resolve()))),
     close: async () => {},
   };
 }
@@ -61,7 +62,10 @@ export class RotatingFile implements LineSink {
       this.size += bytes;
       this.partial = false;
     } catch (error) {
-      this.size = await this.handle.stat().then((s) => s.size, () => before);
+      this.size = await this.handle.stat().then(
+        (s) => s.size,
+        () => before,
+      );
       this.partial = this.size > before;
       throw error;
     }

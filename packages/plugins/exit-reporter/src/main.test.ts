@@ -44,10 +44,16 @@ describe("nri-exit-reporter", { timeout: 120_000 }, () => {
     const plugins = join(dir, "plugins");
     await rm(plugins, { recursive: true, force: true });
     await mkdir(plugins);
-    await writeFile(join(plugins, "90-exit-reporter"), `#!/bin/sh\nexec ${node.join(" ")} 2>>${join(dir, "launched.log")}\n`);
+    await writeFile(
+      join(plugins, "90-exit-reporter"),
+      `#!/bin/sh\nexec ${node.join(" ")} 2>>${join(dir, "launched.log")}\n`,
+    );
     await chmod(join(plugins, "90-exit-reporter"), 0o755);
     const out = join(dir, "launched.jsonl");
-    await writeFile(join(plugins, "exit-reporter.conf"), `jsonLines: {path: ${out}}\ngrpc: false\nexitCodes: {3: the queue is unreachable}\n`);
+    await writeFile(
+      join(plugins, "exit-reporter.conf"),
+      `jsonLines: {path: ${out}}\ngrpc: false\nexitCodes: {3: the queue is unreachable}\n`,
+    );
     const report = await simulate(scenario, { pluginDir: plugins, configDir: plugins, clock: "virtual" });
     expect(report.ok, report.failures.join("\n")).toBe(true);
     // The runtime got its failure policy: go on without it, keep it connected.
@@ -78,7 +84,15 @@ describe("nri-exit-reporter", { timeout: 120_000 }, () => {
       clock: "virtual",
       observer: {
         listening: () => {
-          const child = spawn(node[0], [...node.slice(1), "-config", join(dir, "external.yaml"), "-socket", socket, "-idx", "50"]);
+          const child = spawn(node[0], [
+            ...node.slice(1),
+            "-config",
+            join(dir, "external.yaml"),
+            "-socket",
+            socket,
+            "-idx",
+            "50",
+          ]);
           child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
           exited = new Promise((resolve) => child.once("exit", resolve));
         },
@@ -88,11 +102,18 @@ describe("nri-exit-reporter", { timeout: 120_000 }, () => {
     expect(report.plugins).toEqual([expect.objectContaining({ name: "50-exit-reporter", source: "external" })]);
     expect(await exited).toBe(1);
     expect((await jsonLines(out)).map((record) => record.exitCode)).toEqual([3]);
-    const messages = stderr.trim().split("\n").map((line) => (JSON.parse(line) as { msg: string }).msg);
+    const messages = stderr
+      .trim()
+      .split("\n")
+      .map((line) => (JSON.parse(line) as { msg: string }).msg);
     expect(messages).toContain("configured by nri-sim 0.1.0; using its configuration file");
     // The gRPC service goes beside the runtime's socket by default.
-    expect(messages).toContain(`reporting exits to json-lines at ${out}, grpc at unix://${join(dir, "exit-reporter.sock")}`);
-    expect(messages).toContain("shop/web/app exited with code 3, which only the program can explain (no meaning is declared for it); ran for 1s");
+    expect(messages).toContain(
+      `reporting exits to json-lines at ${out}, grpc at unix://${join(dir, "exit-reporter.sock")}`,
+    );
+    expect(messages).toContain(
+      "shop/web/app exited with code 3, which only the program can explain (no meaning is declared for it); ran for 1s",
+    );
     expect(messages).toContain("connection to the runtime lost, exiting");
   });
 

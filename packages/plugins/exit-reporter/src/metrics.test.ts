@@ -4,7 +4,12 @@ import { ExitRecord } from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
 import { codeClass, PrometheusOutput } from "./metrics.js";
 
 function exit(fields: Partial<ExitRecord>): ExitRecord {
-  return ExitRecord.fromPartial({ pod: { namespace: "shop", name: "web" }, container: { id: "c1" }, reason: "Error", ...fields });
+  return ExitRecord.fromPartial({
+    pod: { namespace: "shop", name: "web" },
+    container: { id: "c1" },
+    reason: "Error",
+    ...fields,
+  });
 }
 
 describe("codeClass", () => {
@@ -65,7 +70,9 @@ describe("the Prometheus output", () => {
   it("counts what other outputs lost", async () => {
     output = await PrometheusOutput.start({ host: "127.0.0.1", port: 0 });
     output.countDropped("json-lines", 3);
-    const family = parsePrometheusTextFormat((await scrape()).text).find((f) => f.name === "nri_exit_reporter_dropped_records_total");
+    const family = parsePrometheusTextFormat((await scrape()).text).find(
+      (f) => f.name === "nri_exit_reporter_dropped_records_total",
+    );
     expect(family?.metrics).toEqual([{ labels: { output: "json-lines" }, value: "3" }]);
   });
 

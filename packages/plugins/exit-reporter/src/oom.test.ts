@@ -22,7 +22,10 @@ describe("checkOom on cgroup trees laid out as the kernel does", () => {
     root = await mkdtemp(join(tmpdir(), "exit-reporter-cgroups-"));
     // v1: one directory per controller; v2: one tree.
     await mkdir(join(root, "v1/memory/k8s.io/killed"), { recursive: true });
-    await writeFile(join(root, "v1/memory/k8s.io/killed/memory.oom_control"), "oom_kill_disable 0\nunder_oom 0\noom_kill 1\n");
+    await writeFile(
+      join(root, "v1/memory/k8s.io/killed/memory.oom_control"),
+      "oom_kill_disable 0\nunder_oom 0\noom_kill 1\n",
+    );
     await mkdir(join(root, "v1/memory/k8s.io/old-kernel"), { recursive: true });
     await writeFile(join(root, "v1/memory/k8s.io/old-kernel/memory.oom_control"), "oom_kill_disable 0\nunder_oom 0\n");
     await mkdir(join(root, "v2/kubepods.slice/kubepods-pod1.slice/cri-containerd-ok.scope"), { recursive: true });
@@ -34,8 +37,16 @@ describe("checkOom on cgroup trees laid out as the kernel does", () => {
   afterAll(() => rm(root, { recursive: true, force: true }));
 
   it("finds the hierarchy under a configured root: v1 with a memory directory, else v2", async () => {
-    expect(await memoryCgroupUnder(join(root, "v1"))).toEqual({ version: 1, mountPoint: join(root, "v1/memory"), mountRoot: "/" });
-    expect(await memoryCgroupUnder(join(root, "v2"))).toEqual({ version: 2, mountPoint: join(root, "v2"), mountRoot: "/" });
+    expect(await memoryCgroupUnder(join(root, "v1"))).toEqual({
+      version: 1,
+      mountPoint: join(root, "v1/memory"),
+      mountRoot: "/",
+    });
+    expect(await memoryCgroupUnder(join(root, "v2"))).toEqual({
+      version: 2,
+      mountPoint: join(root, "v2"),
+      mountRoot: "/",
+    });
   });
 
   it("confirms an OOM kill on v1 and says how it knows", async () => {
@@ -67,7 +78,9 @@ describe("checkOom on cgroup trees laid out as the kernel does", () => {
       evidence: "the container's cgroup /k8s.io/removed no longer exists",
     });
     expect((await checkOom(v1, "")).evidence).toBe("the runtime sent no cgroup path");
-    expect((await checkOom(undefined, "/k8s.io/x")).evidence).toBe("no cgroup memory controller is mounted where the reporter can see it");
+    expect((await checkOom(undefined, "/k8s.io/x")).evidence).toBe(
+      "no cgroup memory controller is mounted where the reporter can see it",
+    );
     const namespaced: CgroupLayout = { version: 2, mountPoint: "/sys/fs/cgroup", mountRoot: "/kubepods" };
     expect((await checkOom(namespaced, "/k8s.io/x")).evidence).toBe(
       "the cgroup /k8s.io/x lies outside the reporter's view of cgroups (/sys/fs/cgroup)",
@@ -89,7 +102,11 @@ describe("a real OOM kill in a memory cgroup of this machine", async () => {
   const name = `nri-ts-exit-reporter-oom-${process.pid}`;
   const dir = layout && join(layout.mountPoint, name);
   const why =
-    process.getuid?.() !== 0 ? "needs root to make a cgroup" : !layout ? "no cgroup memory controller is mounted" : undefined;
+    process.getuid?.() !== 0
+      ? "needs root to make a cgroup"
+      : !layout
+        ? "no cgroup memory controller is mounted"
+        : undefined;
   if (why) console.log(`skipped: a real OOM kill ${why}`);
 
   it.skipIf(why !== undefined)(`is confirmed from the kernel's counter (cgroup v${layout?.version})`, async () => {

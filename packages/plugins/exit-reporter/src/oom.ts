@@ -33,7 +33,8 @@ export async function checkOom(
   const cgroup = cgroupDirectory(cgroupsPath);
   if (!cgroup) return unknown("the runtime sent no cgroup path");
   const directory = cgroupPathOnDisk(layout, cgroup);
-  if (!directory) return unknown(`the cgroup ${cgroup} lies outside the reporter's view of cgroups (${layout.mountPoint})`);
+  if (!directory)
+    return unknown(`the cgroup ${cgroup} lies outside the reporter's view of cgroups (${layout.mountPoint})`);
   const file = COUNTER_FILE[layout.version];
   const path = join(directory, file);
   let text: string;

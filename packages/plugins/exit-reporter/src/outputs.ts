@@ -33,12 +33,16 @@ export async function startOutputs(config: ExitReporterConfig, deps: OutputDepen
   try {
     const { jsonLines, prometheus, grpc } = config;
     if (prometheus) {
-      started.push(await startOne("prometheus", () => PrometheusOutput.start({
+      started.push(
+        await startOne("prometheus", () =>
+          PrometheusOutput.start({
             host: prometheus.listen.host,
             port: prometheus.listen.port,
             maxNamespaces: prometheus.maxNamespaces,
             reasons: prometheus.reasons,
-          })));
+          }),
+        ),
+      );
     }
     if (jsonLines) {
       started.push(

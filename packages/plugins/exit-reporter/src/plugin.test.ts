@@ -44,7 +44,12 @@ async function connect(): Promise<{ runtime: ScriptedRuntime; kept: ReturnType<t
   return { runtime, kept };
 }
 
-const base = { id: "ctr1", name: "exit3", args: ["sh", "-c", "sleep 0.2; exit 3"], linux: { cgroupsPath: "/k8s.io/ctr1" } };
+const base = {
+  id: "ctr1",
+  name: "exit3",
+  args: ["sh", "-c", "sleep 0.2; exit 3"],
+  linux: { cgroupsPath: "/k8s.io/ctr1" },
+};
 const CREATED = 1796138501224121506n;
 const STARTED = 1796138501434360718n;
 const FINISHED = 1796138501646408648n;
@@ -53,12 +58,27 @@ describe("containerd 2.4.2 (every event its own RPC, status fields 14-17)", () =
   it("one record from StopContainer; RemoveContainer's UNKNOWN state is not a new exit", async () => {
     const { runtime, kept } = await connect();
     const container = (fields: DeepPartial<Container>) => ({ pod, container: { ...base, ...fields } });
-    await runtime.plugin.postCreateContainer(container({ state: ContainerState.CONTAINER_CREATED, createdAt: CREATED }));
+    await runtime.plugin.postCreateContainer(
+      container({ state: ContainerState.CONTAINER_CREATED, createdAt: CREATED }),
+    );
     await runtime.plugin.stopContainer(
-      container({ state: ContainerState.CONTAINER_STOPPED, pid: 13191, createdAt: CREATED, startedAt: STARTED, finishedAt: FINISHED, exitCode: 3 }),
+      container({
+        state: ContainerState.CONTAINER_STOPPED,
+        pid: 13191,
+        createdAt: CREATED,
+        startedAt: STARTED,
+        finishedAt: FINISHED,
+        exitCode: 3,
+      }),
     );
     await runtime.plugin.removeContainer(
-      container({ state: ContainerState.CONTAINER_UNKNOWN, createdAt: CREATED, startedAt: STARTED, finishedAt: FINISHED, exitCode: 3 }),
+      container({
+        state: ContainerState.CONTAINER_UNKNOWN,
+        createdAt: CREATED,
+        startedAt: STARTED,
+        finishedAt: FINISHED,
+        exitCode: 3,
+      }),
     );
     expect(kept.records).toHaveLength(1);
     expect(kept.records[0]).toMatchObject({
@@ -66,14 +86,25 @@ describe("containerd 2.4.2 (every event its own RPC, status fields 14-17)", () =
       exitCode: 3,
       reason: "Error",
       runTimeNs: FINISHED - STARTED,
-      explanation: "exited with code 3, which only the program can explain (no meaning is declared for it); ran for 212ms",
+      explanation:
+        "exited with code 3, which only the program can explain (no meaning is declared for it); ran for 212ms",
     });
   });
 
   it("a start error arrives with StopContainer in state UNKNOWN, without a pid or a start time", async () => {
     const { runtime, kept } = await connect();
-    const failed = { ...base, name: "nocmd", args: ["/bin/no-such-command"], createdAt: CREATED, finishedAt: FINISHED, exitCode: 128 };
-    await runtime.plugin.postCreateContainer({ pod, container: { ...failed, state: ContainerState.CONTAINER_CREATED, finishedAt: 0n, exitCode: 0 } });
+    const failed = {
+      ...base,
+      name: "nocmd",
+      args: ["/bin/no-such-command"],
+      createdAt: CREATED,
+      finishedAt: FINISHED,
+      exitCode: 128,
+    };
+    await runtime.plugin.postCreateContainer({
+      pod,
+      container: { ...failed, state: ContainerState.CONTAINER_CREATED, finishedAt: 0n, exitCode: 0 },
+    });
     await runtime.plugin.stopContainer({ pod, container: { ...failed, state: ContainerState.CONTAINER_UNKNOWN } });
     await runtime.plugin.removeContainer({ pod, container: { ...failed, state: ContainerState.CONTAINER_UNKNOWN } });
     expect(kept.records.map((record) => [record.event, record.reason, record.flags, record.explanation])).toEqual([
@@ -88,15 +119,29 @@ describe("containerd 2.4.2 (every event its own RPC, status fields 14-17)", () =
 
   it("a RemoveContainer without StopContainer is reported for a container it watched, and only then", async () => {
     const { runtime, kept } = await connect();
-    const ended = { state: ContainerState.CONTAINER_UNKNOWN, createdAt: CREATED, startedAt: STARTED, finishedAt: FINISHED, exitCode: 1 };
+    const ended = {
+      state: ContainerState.CONTAINER_UNKNOWN,
+      createdAt: CREATED,
+      startedAt: STARTED,
+      finishedAt: FINISHED,
+      exitCode: 1,
+    };
     // Running when the reporter connected: the runtime lists it in Synchronize.
-    await runtime.plugin.synchronize({ containers: [{ ...base, id: "seen", state: ContainerState.CONTAINER_RUNNING }] });
+    await runtime.plugin.synchronize({
+      containers: [{ ...base, id: "seen", state: ContainerState.CONTAINER_RUNNING }],
+    });
     await runtime.plugin.removeContainer({ pod, container: { ...base, id: "seen", ...ended } });
     // Ended before the reporter connected (not in Synchronize): an earlier instance may have reported it.
     await runtime.plugin.removeContainer({ pod, container: { ...base, id: "before", ...ended } });
     // Created and removed without ever running.
-    await runtime.plugin.postCreateContainer({ pod, container: { ...base, id: "idle", state: ContainerState.CONTAINER_CREATED } });
-    await runtime.plugin.removeContainer({ pod, container: { ...base, id: "idle", state: ContainerState.CONTAINER_UNKNOWN, createdAt: CREATED } });
+    await runtime.plugin.postCreateContainer({
+      pod,
+      container: { ...base, id: "idle", state: ContainerState.CONTAINER_CREATED },
+    });
+    await runtime.plugin.removeContainer({
+      pod,
+      container: { ...base, id: "idle", state: ContainerState.CONTAINER_UNKNOWN, createdAt: CREATED },
+    });
     expect(kept.records.map((record) => [record.container?.id, record.event, record.flags])).toEqual([
       ["seen", "RemoveContainer", ["reported-at-removal"]],
     ]);
@@ -104,7 +149,16 @@ describe("containerd 2.4.2 (every event its own RPC, status fields 14-17)", () =
 
   it("never reports the same end twice, even when StopContainer comes again", async () => {
     const { runtime, kept } = await connect();
-    const stopped = { pod, container: { ...base, state: ContainerState.CONTAINER_STOPPED, startedAt: STARTED, finishedAt: FINISHED, exitCode: 3 } };
+    const stopped = {
+      pod,
+      container: {
+        ...base,
+        state: ContainerState.CONTAINER_STOPPED,
+        startedAt: STARTED,
+        finishedAt: FINISHED,
+        exitCode: 3,
+      },
+    };
     await runtime.plugin.stopContainer(stopped);
     await runtime.plugin.stopContainer(stopped);
     expect(kept.records).toHaveLength(1);
@@ -114,9 +168,20 @@ describe("containerd 2.4.2 (every event its own RPC, status fields 14-17)", () =
 describe("containerd 2.2 (NRI v0.11: RemoveContainer only through StateChange, no status fields)", () => {
   it("reports the end from StopContainer with no exit status, and not again at the StateChange removal", async () => {
     const { runtime, kept } = await connect();
-    await runtime.plugin.stateChange({ event: Event.POST_CREATE_CONTAINER, pod, container: { ...base, state: ContainerState.CONTAINER_CREATED } });
-    await runtime.plugin.stopContainer({ pod, container: { ...base, state: ContainerState.CONTAINER_RUNNING, pid: 4242 } });
-    await runtime.plugin.stateChange({ event: Event.REMOVE_CONTAINER, pod, container: { ...base, state: ContainerState.CONTAINER_STOPPED } });
+    await runtime.plugin.stateChange({
+      event: Event.POST_CREATE_CONTAINER,
+      pod,
+      container: { ...base, state: ContainerState.CONTAINER_CREATED },
+    });
+    await runtime.plugin.stopContainer({
+      pod,
+      container: { ...base, state: ContainerState.CONTAINER_RUNNING, pid: 4242 },
+    });
+    await runtime.plugin.stateChange({
+      event: Event.REMOVE_CONTAINER,
+      pod,
+      container: { ...base, state: ContainerState.CONTAINER_STOPPED },
+    });
     expect(kept.records.map((record) => [record.event, record.exitCode, record.flags, record.explanation])).toEqual([
       [
         "StopContainer",
@@ -129,8 +194,16 @@ describe("containerd 2.2 (NRI v0.11: RemoveContainer only through StateChange, n
 
   it("reports an end that only a StateChange removal carries", async () => {
     const { runtime, kept } = await connect();
-    await runtime.plugin.stateChange({ event: Event.POST_CREATE_CONTAINER, pod, container: { ...base, state: ContainerState.CONTAINER_CREATED } });
-    await runtime.plugin.stateChange({ event: Event.REMOVE_CONTAINER, pod, container: { ...base, state: ContainerState.CONTAINER_STOPPED } });
+    await runtime.plugin.stateChange({
+      event: Event.POST_CREATE_CONTAINER,
+      pod,
+      container: { ...base, state: ContainerState.CONTAINER_CREATED },
+    });
+    await runtime.plugin.stateChange({
+      event: Event.REMOVE_CONTAINER,
+      pod,
+      container: { ...base, state: ContainerState.CONTAINER_STOPPED },
+    });
     expect(kept.records.map((record) => [record.event, record.exitCode, record.flags])).toEqual([
       ["RemoveContainer", undefined, ["no-exit-status", "no-times", "reported-at-removal"]],
     ]);
@@ -141,7 +214,13 @@ describe("Configure", () => {
   it("refuses a bad configuration with the field and what was expected, as the runtime sees it", async () => {
     const { runtime, connection } = await ScriptedRuntime.pair();
     const reporter = new ExitReporter();
-    const stub = new Stub(createExitReporterPlugin(reporter), { index: "90", name: "exit-reporter", logger: silentLogger, env: {}, connection });
+    const stub = new Stub(createExitReporterPlugin(reporter), {
+      index: "90",
+      name: "exit-reporter",
+      logger: silentLogger,
+      env: {},
+      connection,
+    });
     const started = stub.start().catch((error: Error) => error);
     await runtime.registered();
     await expect(runtime.configure({ config: "prometheus: {listen: 9309}\n" })).rejects.toThrow(
@@ -160,7 +239,13 @@ describe("Configure", () => {
     await holder.configure(decodeConfig(`jsonLines: false\ngrpc: {listen: ${socket}}\n`));
     const { runtime, connection } = await ScriptedRuntime.pair();
     const reporter = new ExitReporter();
-    const stub = new Stub(createExitReporterPlugin(reporter), { index: "90", name: "exit-reporter", logger: silentLogger, env: {}, connection });
+    const stub = new Stub(createExitReporterPlugin(reporter), {
+      index: "90",
+      name: "exit-reporter",
+      logger: silentLogger,
+      env: {},
+      connection,
+    });
     const started = stub.start().catch((error: Error) => error);
     await runtime.registered();
     await expect(runtime.configure({ config: `jsonLines: false\ngrpc: {listen: ${socket}}\n` })).rejects.toThrow(

@@ -17,7 +17,11 @@ export interface ExitReporterPluginOptions {
   defaults?: ConfigDefaults;
 }
 
-const LIVE = new Set([ContainerState.CONTAINER_CREATED, ContainerState.CONTAINER_RUNNING, ContainerState.CONTAINER_PAUSED]);
+const LIVE = new Set([
+  ContainerState.CONTAINER_CREATED,
+  ContainerState.CONTAINER_RUNNING,
+  ContainerState.CONTAINER_PAUSED,
+]);
 
 export function createExitReporterPlugin(reporter: ExitReporter, options: ExitReporterPluginOptions = {}): Plugin {
   const fallback = options.config ?? defaultConfig(options.defaults);
@@ -30,7 +34,12 @@ export function createExitReporterPlugin(reporter: ExitReporter, options: ExitRe
         if (fromRuntime?.text !== text) fromRuntime = { text, config: decodeConfig(text, options.defaults) };
         config = fromRuntime.config;
       }
-      const source = config !== fallback ? "the runtime's configuration" : options.config ? "its configuration file" : "the defaults";
+      const source =
+        config !== fallback
+          ? "the runtime's configuration"
+          : options.config
+            ? "its configuration file"
+            : "the defaults";
       reporter.logger.info(`configured by ${runtimeName} ${runtimeVersion}; using ${source}`);
       await reporter.configure(config);
     },

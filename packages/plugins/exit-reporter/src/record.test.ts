@@ -28,8 +28,16 @@ const CONFIRMED: OomCheck = {
   evidence: "cgroup v1 memory.oom_control: oom_kill 1",
   path: "/sys/fs/cgroup/memory/k8s.io/ctr1/memory.oom_control",
 };
-const NOT_FOUND: OomCheck = { ...CONFIRMED, verdict: OomVerdict.OOM_VERDICT_NOT_FOUND, evidence: "cgroup v1 memory.oom_control: oom_kill 0" };
-const GONE: OomCheck = { verdict: OomVerdict.OOM_VERDICT_UNKNOWN, evidence: "the container's cgroup /k8s.io/ctr1 no longer exists", path: "" };
+const NOT_FOUND: OomCheck = {
+  ...CONFIRMED,
+  verdict: OomVerdict.OOM_VERDICT_NOT_FOUND,
+  evidence: "cgroup v1 memory.oom_control: oom_kill 0",
+};
+const GONE: OomCheck = {
+  verdict: OomVerdict.OOM_VERDICT_UNKNOWN,
+  evidence: "the container's cgroup /k8s.io/ctr1 no longer exists",
+  path: "",
+};
 
 function record(container: Container, input: Partial<RecordInput> = {}): ExitRecord {
   return buildExitRecord({
@@ -151,7 +159,11 @@ describe("explanations for what containerd 2.3+ sends (code and times, no reason
       oom: CONFIRMED,
       flags: [],
     });
-    expect(record(stopped({ exitCode: 0 }))).toMatchObject({ reason: "Completed", reasonSource: Source.SOURCE_INFERRED, exitCode: 0 });
+    expect(record(stopped({ exitCode: 0 }))).toMatchObject({
+      reason: "Completed",
+      reasonSource: Source.SOURCE_INFERRED,
+      exitCode: 0,
+    });
     expect(record(stopped({ exitCode: 143 }), { oom: NOT_FOUND })).toMatchObject({
       reason: "Error",
       message: "killed by signal 15 (SIGTERM)",
@@ -177,7 +189,8 @@ describe("what runtimes that send a reason say", () => {
       reasonSource: Source.SOURCE_RUNTIME,
       message: "memory limit of 64Mi exceeded",
       messageSource: Source.SOURCE_RUNTIME,
-      explanation: "killed by the out-of-memory killer (exit 137, SIGKILL), as the runtime reports: memory limit of 64Mi exceeded; ran for 3s",
+      explanation:
+        "killed by the out-of-memory killer (exit 137, SIGKILL), as the runtime reports: memory limit of 64Mi exceeded; ran for 3s",
     });
   });
 
@@ -210,19 +223,33 @@ describe("the quirks of real runtimes", () => {
 
   it("a start error with the runtime's message (what CRI keeps)", () => {
     const message = 'exec: "/bin/no-such-command": stat /bin/no-such-command: no such file or directory';
-    const container = stopped({ startedAt: 0n, exitCode: 128, statusReason: "StartError", statusMessage: message, args: ["/bin/no-such-command"] });
+    const container = stopped({
+      startedAt: 0n,
+      exitCode: 128,
+      statusReason: "StartError",
+      statusMessage: message,
+      args: ["/bin/no-such-command"],
+    });
     expect(record(container).explanation).toBe(`failed to start (exit 128): ${message}; command: /bin/no-such-command`);
   });
 
   it("a finish time before the start time: run time 0, flagged, by how much", () => {
     const early = record(stopped({ exitCode: 0, finishedAt: STARTED - 2_000_000n }));
     expect(early).toMatchObject({ runTimeNs: 0n, flags: ["finished-before-started"] });
-    expect(early.explanation).toBe("exited normally (code 0); ran for 0s (the runtime's finish time is 2ms before its start time)");
+    expect(early.explanation).toBe(
+      "exited normally (code 0); ran for 0s (the runtime's finish time is 2ms before its start time)",
+    );
   });
 
   it("no status at all (containerd 2.2 and older): the code is unknown, not 0", () => {
     const old = record(
-      Container.fromPartial({ id: "ctr1", name: "app", state: ContainerState.CONTAINER_RUNNING, pid: 4242, args: ["sleep", "1"] }),
+      Container.fromPartial({
+        id: "ctr1",
+        name: "app",
+        state: ContainerState.CONTAINER_RUNNING,
+        pid: 4242,
+        args: ["sleep", "1"],
+      }),
     );
     expect(old).toMatchObject({
       exitCode: undefined,
@@ -230,12 +257,15 @@ describe("the quirks of real runtimes", () => {
       reasonSource: Source.SOURCE_UNSPECIFIED,
       runTimeNs: undefined,
       flags: ["no-exit-status", "no-times"],
-      explanation: "ended, but the runtime reported no exit code (runtimes before containerd 2.3 and CRI-O 1.36 do not)",
+      explanation:
+        "ended, but the runtime reported no exit code (runtimes before containerd 2.3 and CRI-O 1.36 do not)",
     });
   });
 
   it("no status but the cgroup's OOM kill: still an OOM kill", () => {
-    const old = record(Container.fromPartial({ id: "ctr1", name: "app", state: ContainerState.CONTAINER_RUNNING }), { oom: CONFIRMED });
+    const old = record(Container.fromPartial({ id: "ctr1", name: "app", state: ContainerState.CONTAINER_RUNNING }), {
+      oom: CONFIRMED,
+    });
     expect(old).toMatchObject({ reason: "OOMKilled", reasonSource: Source.SOURCE_INFERRED });
     expect(old.explanation).toBe(
       "killed by the out-of-memory killer (the runtime reported no exit code), confirmed by cgroup v1 memory.oom_control: oom_kill 1",
@@ -244,7 +274,11 @@ describe("the quirks of real runtimes", () => {
 
   it("a container stopped before it started", () => {
     const never = record(stopped({ state: ContainerState.CONTAINER_CREATED, startedAt: 0n, finishedAt: 0n }));
-    expect(never).toMatchObject({ exitCode: undefined, flags: ["no-exit-status", "never-started"], explanation: "stopped before it started" });
+    expect(never).toMatchObject({
+      exitCode: undefined,
+      flags: ["no-exit-status", "never-started"],
+      explanation: "stopped before it started",
+    });
   });
 
   it("an exit code of 0 absent on the wire still reads as a clean exit when the finish time is there", () => {
@@ -275,7 +309,12 @@ describe("declared meanings and causes", () => {
 
   it("a meaning the pod declared for its code wins over the configuration's", () => {
     const container = stopped({ exitCode: 3 });
-    expect(record(container, { podMeanings: new Map([[3, "the queue is unreachable"]]), configMeanings: new Map([[3, "other"]])})).toMatchObject({
+    expect(
+      record(container, {
+        podMeanings: new Map([[3, "the queue is unreachable"]]),
+        configMeanings: new Map([[3, "other"]]),
+      }),
+    ).toMatchObject({
       message: "the queue is unreachable",
       messageSource: Source.SOURCE_POD,
       declaredBy: "pod",
@@ -300,19 +339,31 @@ describe("declared meanings and causes", () => {
   });
 
   it("keeps what the runtime said next to a declared cause", () => {
-    const explained = record(stopped({ exitCode: 137, statusReason: "Error", statusMessage: "task killed" }), { causes: [evicted] });
+    const explained = record(stopped({ exitCode: 137, statusReason: "Error", statusMessage: "task killed" }), {
+      causes: [evicted],
+    });
     expect(explained).toMatchObject({ reason: "Evicted", runtimeReason: "Error", runtimeMessage: "task killed" });
     expect(explained.explanation).toBe(
       "stopped by plugin 10-evictor: the node ran low on memory (exit 137, SIGKILL); the runtime says Error: task killed; ran for 3s",
     );
     // A reason the reporter would have given itself adds nothing; another one is told.
     expect(record(stopped({ exitCode: 1, statusReason: "Error" })).explanation).not.toContain("the runtime says");
-    expect(record(stopped({ exitCode: 1, statusReason: "ContainerCannotRun" })).explanation).toContain("; the runtime says ContainerCannotRun;");
+    expect(record(stopped({ exitCode: 1, statusReason: "ContainerCannotRun" })).explanation).toContain(
+      "; the runtime says ContainerCannotRun;",
+    );
   });
 
   it("a pod's cause, and causes that do not apply to the code", () => {
-    const hook: DeclaredCause = { declaredBy: "pod", source: Source.SOURCE_POD, reason: "HookFailed", message: "", exitCodes: [42] };
-    expect(record(stopped({ exitCode: 42 }), { causes: [hook] }).explanation).toBe("ended as the pod declares: HookFailed (exit 42); ran for 3s");
+    const hook: DeclaredCause = {
+      declaredBy: "pod",
+      source: Source.SOURCE_POD,
+      reason: "HookFailed",
+      message: "",
+      exitCodes: [42],
+    };
+    expect(record(stopped({ exitCode: 42 }), { causes: [hook] }).explanation).toBe(
+      "ended as the pod declares: HookFailed (exit 42); ran for 3s",
+    );
     expect(record(stopped({ exitCode: 1 }), { causes: [hook] }).reason).toBe("Error");
     expect(record(stopped({ exitCode: 0 }), { causes: [evicted] }).reason).toBe("Completed");
   });

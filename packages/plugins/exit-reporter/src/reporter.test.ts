@@ -53,28 +53,58 @@ describe("causes attached over gRPC", () => {
     const kept = keeping();
     reporter = new ExitReporter({ outputs: [kept] });
     await reporter.configure(config);
-    reporter.attachCause({ containerId: "c1", declaredBy: "10-evictor", reason: "Evicted", message: "node memory pressure", exitCodes: [], ttlSeconds: 0 });
+    reporter.attachCause({
+      containerId: "c1",
+      declaredBy: "10-evictor",
+      reason: "Evicted",
+      message: "node memory pressure",
+      exitCodes: [],
+      ttlSeconds: 0,
+    });
     await reporter.containerEnded("StopContainer", pod, ended("c1", 137));
-    expect(kept.records[0]).toMatchObject({ reason: "Evicted", reasonSource: Source.SOURCE_PLUGIN, declaredBy: "10-evictor" });
-    expect(kept.records[0].explanation).toBe("stopped by plugin 10-evictor: node memory pressure (exit 137, SIGKILL); ran for 2s");
+    expect(kept.records[0]).toMatchObject({
+      reason: "Evicted",
+      reasonSource: Source.SOURCE_PLUGIN,
+      declaredBy: "10-evictor",
+    });
+    expect(kept.records[0].explanation).toBe(
+      "stopped by plugin 10-evictor: node memory pressure (exit 137, SIGKILL); ran for 2s",
+    );
   });
 
   it("are refused when bad, or when the end was reported already", async () => {
     reporter = new ExitReporter({ outputs: [keeping()] });
     await reporter.configure(config);
     const attach = (fields: Partial<Parameters<ExitReporter["attachCause"]>[0]>) => () =>
-      reporter!.attachCause({ containerId: "c1", declaredBy: "10-x", reason: "Evicted", message: "", exitCodes: [], ttlSeconds: 0, ...fields });
+      reporter!.attachCause({
+        containerId: "c1",
+        declaredBy: "10-x",
+        reason: "Evicted",
+        message: "",
+        exitCodes: [],
+        ttlSeconds: 0,
+        ...fields,
+      });
     expect(attach({ containerId: "" })).toThrow(new ServerError(Status.INVALID_ARGUMENT, "container_id: required"));
     expect(attach({ reason: "evicted by me" })).toThrow(/^INVALID_ARGUMENT: reason: expected a short CamelCase word/);
     expect(attach({ declaredBy: "" })).toThrow(expect.objectContaining({ code: Status.INVALID_ARGUMENT }));
     await reporter.containerEnded("StopContainer", pod, ended("c1", 1));
-    expect(attach({})).toThrow(new ServerError(Status.FAILED_PRECONDITION, "container c1 has ended already and was reported (record 1)"));
+    expect(attach({})).toThrow(
+      new ServerError(Status.FAILED_PRECONDITION, "container c1 has ended already and was reported (record 1)"),
+    );
   });
 
   it("are refused before the reporter is configured", () => {
     reporter = new ExitReporter();
     expect(() =>
-      reporter!.attachCause({ containerId: "c1", declaredBy: "10-x", reason: "Evicted", message: "", exitCodes: [], ttlSeconds: 0 }),
+      reporter!.attachCause({
+        containerId: "c1",
+        declaredBy: "10-x",
+        reason: "Evicted",
+        message: "",
+        exitCodes: [],
+        ttlSeconds: 0,
+      }),
     ).toThrow(new ServerError(Status.UNAVAILABLE, "the exit reporter is not configured yet"));
   });
 });
@@ -84,7 +114,10 @@ describe("OOM kills the runtime does not name", () => {
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), "exit-reporter-oom-"));
     await mkdir(join(root, "memory/k8s.io/killed"), { recursive: true });
-    await writeFile(join(root, "memory/k8s.io/killed/memory.oom_control"), "oom_kill_disable 0\nunder_oom 0\noom_kill 1\n");
+    await writeFile(
+      join(root, "memory/k8s.io/killed/memory.oom_control"),
+      "oom_kill_disable 0\nunder_oom 0\noom_kill 1\n",
+    );
     await writeFile(
       join(root, "kmsg"),
       "6,3002,6200357334,-;oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=removed,mems_allowed=0,oom_memcg=/k8s.io/removed,task_memcg=/k8s.io/removed,task=sh,pid=7171,uid=0\n",
@@ -95,14 +128,23 @@ describe("OOM kills the runtime does not name", () => {
   it("are confirmed from the container's cgroup, and the cgroup is only asked when the exit calls for it", async () => {
     const kept = keeping();
     reporter = new ExitReporter({ outputs: [kept] });
-    await reporter.configure(decodeConfig(`jsonLines: false\ngrpc: false\noom: {cgroupRoot: ${root}, kernelLog: ${join(root, "kmsg")}}\n`));
+    await reporter.configure(
+      decodeConfig(`jsonLines: false\ngrpc: false\noom: {cgroupRoot: ${root}, kernelLog: ${join(root, "kmsg")}}\n`),
+    );
     await reporter.containerEnded("StopContainer", pod, ended("killed", 137));
     await reporter.containerEnded("StopContainer", pod, ended("gone", 137));
     await reporter.containerEnded("StopContainer", pod, ended("clean", 0));
     await reporter.containerEnded("StopContainer", pod, { ...ended("named", 137), statusReason: "OOMKilled" });
-    expect(kept.records.map((record) => [record.container?.id, record.reason, record.oom?.verdict, record.oom?.evidence])).toEqual([
+    expect(
+      kept.records.map((record) => [record.container?.id, record.reason, record.oom?.verdict, record.oom?.evidence]),
+    ).toEqual([
       ["killed", "OOMKilled", OomVerdict.OOM_VERDICT_CONFIRMED, "cgroup v1 memory.oom_control: oom_kill 1"],
-      ["gone", "Error", OomVerdict.OOM_VERDICT_UNKNOWN, "the container's cgroup /k8s.io/gone no longer exists, and the kernel log has no OOM kill for it"],
+      [
+        "gone",
+        "Error",
+        OomVerdict.OOM_VERDICT_UNKNOWN,
+        "the container's cgroup /k8s.io/gone no longer exists, and the kernel log has no OOM kill for it",
+      ],
       ["clean", "Completed", OomVerdict.OOM_VERDICT_NOT_CHECKED, ""],
       ["named", "OOMKilled", OomVerdict.OOM_VERDICT_NOT_CHECKED, ""],
     ]);
@@ -114,7 +156,9 @@ describe("OOM kills the runtime does not name", () => {
   it("are confirmed from the kernel's log when the cgroup is gone already", async () => {
     const kept = keeping();
     reporter = new ExitReporter({ outputs: [kept] });
-    await reporter.configure(decodeConfig(`jsonLines: false\ngrpc: false\noom: {cgroupRoot: ${root}, kernelLog: ${join(root, "kmsg")}}\n`));
+    await reporter.configure(
+      decodeConfig(`jsonLines: false\ngrpc: false\noom: {cgroupRoot: ${root}, kernelLog: ${join(root, "kmsg")}}\n`),
+    );
     await reporter.containerEnded("StopContainer", pod, ended("removed", 137));
     expect(kept.records[0]).toMatchObject({
       reason: "OOMKilled",
@@ -131,7 +175,9 @@ describe("OOM kills the runtime does not name", () => {
   it("go on without the kernel's log when it cannot be read, and say so", async () => {
     const { logger, messages } = capture();
     reporter = new ExitReporter({ logger });
-    await reporter.configure(decodeConfig(`jsonLines: false\ngrpc: false\noom: {cgroupRoot: ${root}, kernelLog: ${join(root, "nothing")}}\n`));
+    await reporter.configure(
+      decodeConfig(`jsonLines: false\ngrpc: false\noom: {cgroupRoot: ${root}, kernelLog: ${join(root, "nothing")}}\n`),
+    );
     expect(messages()).toContain(
       `cannot read the kernel log (${join(root, "nothing")}): ENOENT: no such file or directory, open '${join(root, "nothing")}'; OOM kills are confirmed only while the container's cgroup is there`,
     );
@@ -158,7 +204,9 @@ describe("records that cannot be built in full", () => {
     });
     expect(record?.notes[0]).toMatch(/^the record is incomplete: /);
     expect(kept.records).toEqual([record]);
-    expect(messages().some((message) => message.startsWith("exit of shop/web/app: the record is incomplete: "))).toBe(true);
+    expect(messages().some((message) => message.startsWith("exit of shop/web/app: the record is incomplete: "))).toBe(
+      true,
+    );
   });
 });
 

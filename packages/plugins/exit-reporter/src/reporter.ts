@@ -45,7 +45,12 @@ function who(pod: PodSandbox, container: Container): string {
 }
 
 /** The record of an end that could not be built in full: who, the code if known, and why it is short. */
-function incompleteRecord(base: Partial<ExitRecord>, pod: PodSandbox, container: Container, error: unknown): ExitRecord {
+function incompleteRecord(
+  base: Partial<ExitRecord>,
+  pod: PodSandbox,
+  container: Container,
+  error: unknown,
+): ExitRecord {
   const facts = { finishedAt: container?.finishedAt ?? 0n, exitCode: container?.exitCode ?? 0 };
   const exitCode = facts.finishedAt !== 0n || facts.exitCode !== 0 ? facts.exitCode : undefined;
   return {
@@ -110,11 +115,14 @@ export class ExitReporter {
     await this.closeConfigured();
     this.config = undefined;
     this.cgroups = config.oom.check ? await findMemoryCgroup(config.oom.cgroupRoot || undefined) : undefined;
-    if (config.oom.check && !this.cgroups) this.logger.warn("no cgroup memory controller found: OOM kills cannot be confirmed from cgroups");
+    if (config.oom.check && !this.cgroups)
+      this.logger.warn("no cgroup memory controller found: OOM kills cannot be confirmed from cgroups");
     if (config.oom.check && config.oom.kernelLog) {
       const path = config.oom.kernelLog;
       this.kernelLog = await KernelOomLog.open(path).catch((error: Error) => {
-        this.logger.warn(`cannot read the kernel log (${path}): ${error.message}; OOM kills are confirmed only while the container's cgroup is there`);
+        this.logger.warn(
+          `cannot read the kernel log (${path}): ${error.message}; OOM kills are confirmed only while the container's cgroup is there`,
+        );
         return undefined;
       });
     }
@@ -128,7 +136,10 @@ export class ExitReporter {
     this.metrics = this.outputs.find((output): output is PrometheusOutput => output instanceof PrometheusOutput);
     this.config = config;
     this.logger.info(
-      { outputs: this.outputs.map((output) => output.name), cgroups: this.cgroups ? `v${this.cgroups.version} ${this.cgroups.mountPoint}` : "none" },
+      {
+        outputs: this.outputs.map((output) => output.name),
+        cgroups: this.cgroups ? `v${this.cgroups.version} ${this.cgroups.mountPoint}` : "none",
+      },
       `reporting exits to ${this.outputs.map((output) => (output.where ? `${output.name} at ${output.where}` : output.name)).join(", ") || "no output"}`,
     );
   }
@@ -147,10 +158,18 @@ export class ExitReporter {
    * Reports the container's end, unless this event is not a new one.
    * @returns the record reported, if any
    */
-  async containerEnded(event: ExitEvent, pod: PodSandbox, container: Container, signal?: AbortSignal): Promise<ExitRecord | undefined> {
+  async containerEnded(
+    event: ExitEvent,
+    pod: PodSandbox,
+    container: Container,
+    signal?: AbortSignal,
+  ): Promise<ExitRecord | undefined> {
     const decision = this.tracker.decide(event, container);
     if (!decision.report) {
-      this.logger.debug({ event, container: container.id }, `${event} of ${who(pod, container)} is no new exit: ${decision.why}`);
+      this.logger.debug(
+        { event, container: container.id },
+        `${event} of ${who(pod, container)} is no new exit: ${decision.why}`,
+      );
       return undefined;
     }
     const sequence = ++this.sequence;
@@ -162,7 +181,8 @@ export class ExitReporter {
     } catch (error) {
       record = incompleteRecord(base, pod, container, error);
     }
-    for (const note of record.notes) this.logger.warn({ container: container.id }, `exit of ${who(pod, container)}: ${note}`);
+    for (const note of record.notes)
+      this.logger.warn({ container: container.id }, `exit of ${who(pod, container)}: ${note}`);
     this.publish(record);
     this.logger.info(
       { container: container.id, exitCode: record.exitCode, reason: record.reason, sequence: Number(sequence) },
@@ -171,10 +191,16 @@ export class ExitReporter {
     return record;
   }
 
-  private async build(base: { sequence: bigint; reportedAt: bigint; event: ExitEvent }, pod: PodSandbox, container: Container, signal?: AbortSignal): Promise<ExitRecord> {
+  private async build(
+    base: { sequence: bigint; reportedAt: bigint; event: ExitEvent },
+    pod: PodSandbox,
+    container: Container,
+    signal?: AbortSignal,
+  ): Promise<ExitRecord> {
     const config = this.config;
     const facts = exitFacts(container);
-    const oom = config?.oom.check && wantsOomCheck(container, facts) ? await this.oomCheck(container, signal) : NOT_CHECKED;
+    const oom =
+      config?.oom.check && wantsOomCheck(container, facts) ? await this.oomCheck(container, signal) : NOT_CHECKED;
     const declarations = readDeclarations(pod, container);
     return buildExitRecord({
       ...base,
@@ -195,7 +221,12 @@ export class ExitReporter {
     const fromCgroup = await checkOom(this.cgroups, cgroupsPath, signal);
     if (fromCgroup.verdict !== OomVerdict.OOM_VERDICT_UNKNOWN || !this.kernelLog) return fromCgroup;
     const kill = await this.kernelLog.find(cgroupDirectory(cgroupsPath), container.pid, container);
-    if (kill) return { verdict: OomVerdict.OOM_VERDICT_CONFIRMED, evidence: `the kernel log: ${kill.text}`, path: this.config?.oom.kernelLog ?? "" };
+    if (kill)
+      return {
+        verdict: OomVerdict.OOM_VERDICT_CONFIRMED,
+        evidence: `the kernel log: ${kill.text}`,
+        path: this.config?.oom.kernelLog ?? "",
+      };
     return { ...fromCgroup, evidence: `${fromCgroup.evidence}, and the kernel log has no OOM kill for it` };
   }
 
@@ -232,13 +263,20 @@ export class ExitReporter {
     if (problem) throw new ServerError(Status.INVALID_ARGUMENT, problem);
     const reported = this.tracker.reportedAs(request.containerId);
     if (reported !== undefined) {
-      throw new ServerError(Status.FAILED_PRECONDITION, `container ${request.containerId} has ended already and was reported (record ${reported})`);
+      throw new ServerError(
+        Status.FAILED_PRECONDITION,
+        `container ${request.containerId} has ended already and was reported (record ${reported})`,
+      );
     }
     const causes = this.causes;
     if (!causes) throw new ServerError(Status.UNAVAILABLE, "the exit reporter is not configured yet");
     const ttlMs = (request.ttlSeconds || (this.config?.causes.ttlSeconds ?? 600)) * 1000;
     const { replaced, evicted } = causes.attach(request.containerId, cause, Math.min(ttlMs, 86_400_000));
-    if (evicted) this.logger.warn({ container: evicted }, `forgot the causes declared for container ${evicted}: too many containers have causes`);
+    if (evicted)
+      this.logger.warn(
+        { container: evicted },
+        `forgot the causes declared for container ${evicted}: too many containers have causes`,
+      );
     this.logger.info(
       { container: request.containerId, declaredBy: cause.declaredBy, reason: cause.reason },
       `${cause.declaredBy} declared why container ${request.containerId} will end: ${cause.reason}${cause.message ? `: ${cause.message}` : ""}`,
@@ -252,7 +290,11 @@ export class ExitReporter {
     this.metrics = undefined;
     await this.kernelLog?.close();
     this.kernelLog = undefined;
-    await Promise.all(outputs.map((output) => output.close().catch((error: Error) => this.logger.warn(`closing the ${output.name} output: ${error.message}`))));
+    await Promise.all(
+      outputs.map((output) =>
+        output.close().catch((error: Error) => this.logger.warn(`closing the ${output.name} output: ${error.message}`)),
+      ),
+    );
   }
 
   /** Stops every output (flushing what it can). */

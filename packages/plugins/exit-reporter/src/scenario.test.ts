@@ -24,11 +24,19 @@ const scenario = new URL("../scenarios/exits.yaml", import.meta.url).pathname;
 
 /** What a user reads in each record: who, the code, reason and message with their sources, the explanation. */
 function summary(record: Record<string, unknown>) {
-  const { container, exitCode, signal, reason, reasonSource, message, messageSource, command, explanation } = record as Record<
-    string,
-    unknown
-  > & { container: { name: string } };
-  return { container: container.name, exitCode, signal, reason, reasonSource, message, messageSource, command, explanation };
+  const { container, exitCode, signal, reason, reasonSource, message, messageSource, command, explanation } =
+    record as Record<string, unknown> & { container: { name: string } };
+  return {
+    container: container.name,
+    exitCode,
+    signal,
+    reason,
+    reasonSource,
+    message,
+    messageSource,
+    command,
+    explanation,
+  };
 }
 
 const EXPECTED = [
@@ -109,7 +117,9 @@ grpc: {listen: unix://${join(dir, "exits.sock")}}
       if (error.name !== "AbortError") throw error;
     });
     // The stream is open once the reporter counts its watcher.
-    const grpc = reporter.activeOutputs.find((output) => output.name === "grpc") as unknown as { hub: { watchers: number } };
+    const grpc = reporter.activeOutputs.find((output) => output.name === "grpc") as unknown as {
+      hub: { watchers: number };
+    };
     while (grpc.hub.watchers === 0) await new Promise((resolve) => setTimeout(resolve, 10));
 
     report = await simulate(await readFile(scenario, "utf8"), {
@@ -178,7 +188,9 @@ grpc: {listen: unix://${join(dir, "exits.sock")}}
     expect(run?.type).toBe("HISTOGRAM");
     // The parser folds labelled histograms together, so their samples are read as lines.
     for (const codeClass of ["signal", "not-found", "success"]) {
-      expect(metricsText).toContain(`nri_container_run_seconds_bucket{le="1",namespace="shop",code_class="${codeClass}"} ${codeClass === "signal" ? 2 : 1}`);
+      expect(metricsText).toContain(
+        `nri_container_run_seconds_bucket{le="1",namespace="shop",code_class="${codeClass}"} ${codeClass === "signal" ? 2 : 1}`,
+      );
     }
     expect(metricsText).toContain('nri_container_run_seconds_count{namespace="shop",code_class="signal"} 2');
     // No container or pod ids in any label.
@@ -210,7 +222,9 @@ jsonLines: {path: /dev/full}
 prometheus: {listen: "127.0.0.1:0"}
 grpc: {listen: unix://${socket}, subscriberBuffer: 2}
 `);
-    const logger = createLogger({ stream: { write: (line: string) => logged.push((JSON.parse(line) as { msg: string }).msg) > 0 } });
+    const logger = createLogger({
+      stream: { write: (line: string) => logged.push((JSON.parse(line) as { msg: string }).msg) > 0 },
+    });
     reporter = new ExitReporter({ logger });
     await reporter.configure(config);
     connection = connectExitReporter(`unix://${socket}`);
@@ -224,7 +238,9 @@ grpc: {listen: unix://${socket}, subscriberBuffer: 2}
         if (read.length === CONTAINERS) return;
       }
     })();
-    const grpc = reporter.activeOutputs.find((output) => output.name === "grpc") as unknown as { hub: { watchers: number } };
+    const grpc = reporter.activeOutputs.find((output) => output.name === "grpc") as unknown as {
+      hub: { watchers: number };
+    };
     while (grpc.hub.watchers < 2) await new Promise((resolve) => setTimeout(resolve, 10));
 
     // Long command lines make big records, so that the stuck watcher's transport fills up.
@@ -236,10 +252,17 @@ grpc: {listen: unix://${socket}, subscriberBuffer: 2}
         containers: names.map((name) => ({ name, pod: "batch", args: ["worker", "x".repeat(64 * 1024)] })),
         steps: [
           { "run-pod": "batch" },
-          ...names.flatMap((name, i) => [{ create: name }, { start: name }, { exit: { container: name, code: i % 3 } }]),
+          ...names.flatMap((name, i) => [
+            { create: name },
+            { start: name },
+            { exit: { container: name, code: i % 3 } },
+          ]),
         ],
       },
-      { plugins: [{ plugin: createExitReporterPlugin(reporter, { config }), index: "90", name: "exit-reporter" }], clock: "virtual" },
+      {
+        plugins: [{ plugin: createExitReporterPlugin(reporter, { config }), index: "90", name: "exit-reporter" }],
+        clock: "virtual",
+      },
     );
     await reading;
 
@@ -248,17 +271,21 @@ grpc: {listen: unix://${socket}, subscriberBuffer: 2}
     expect(report.steps.flatMap((step) => step.events).filter((event) => event.error)).toEqual([]);
     expect(read.map((record) => record.container?.name)).toEqual(names);
     const metrics = reporter.activeOutputs.find((output) => output instanceof PrometheusOutput) as PrometheusOutput;
-    const exits = parsePrometheusTextFormat(await (await fetch(`http://127.0.0.1:${metrics.port}/metrics`)).text()).find(
-      (family) => family.name === "nri_container_exits_total",
-    );
+    const exits = parsePrometheusTextFormat(
+      await (await fetch(`http://127.0.0.1:${metrics.port}/metrics`)).text(),
+    ).find((family) => family.name === "nri_container_exits_total");
     expect(exits!.metrics.reduce((sum, sample) => sum + Number(sample.value), 0)).toBe(CONTAINERS);
-    expect(logged).toContain("json-lines output lost 1 record: cannot write to /dev/full: ENOSPC: no space left on device, write");
+    expect(logged).toContain(
+      "json-lines output lost 1 record: cannot write to /dev/full: ENOSPC: no space left on device, write",
+    );
     expect(logged.filter((message) => message.startsWith("dropped gRPC watcher "))).toEqual([
       "dropped gRPC watcher #1 (unix socket): it fell 2 exits behind (the limit is 2)",
     ]);
     expect((await first).done).toBe(false);
-    await expect((async () => {
-      for (let result = await stuck.next(); !result.done; result = await stuck.next());
-    })()).rejects.toMatchObject({ code: Status.RESOURCE_EXHAUSTED });
+    await expect(
+      (async () => {
+        for (let result = await stuck.next(); !result.done; result = await stuck.next());
+      })(),
+    ).rejects.toMatchObject({ code: Status.RESOURCE_EXHAUSTED });
   });
 });

@@ -47,7 +47,16 @@ function quoteByte(byte: number): string {
 }
 
 /** The one-letter escapes, by the byte after the backslash. */
-const ESCAPES: Readonly<Record<number, string>> = { 0x22: '"', 0x5c: "\\", 0x2f: "/", 0x62: "\b", 0x66: "\f", 0x6e: "\n", 0x72: "\r", 0x74: "\t" };
+const ESCAPES: Readonly<Record<number, string>> = {
+  0x22: '"',
+  0x5c: "\\",
+  0x2f: "/",
+  0x62: "\b",
+  0x66: "\f",
+  0x6e: "\n",
+  0x72: "\r",
+  0x74: "\t",
+};
 const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
 const isDigit = (byte: number) => byte >= 0x30 && byte <= 0x39;
 const isHex = (byte: number) => isDigit(byte) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66);
@@ -94,7 +103,8 @@ class Parser {
 
   private literal(word: string, value: JsonValue): JsonValue {
     for (let i = 0; i < word.length; i++, this.at++) {
-      if (this.bytes[this.at] !== word.charCodeAt(i)) this.fail(`in literal ${word} (expecting ${quoteByte(word.charCodeAt(i))})`, true);
+      if (this.bytes[this.at] !== word.charCodeAt(i))
+        this.fail(`in literal ${word} (expecting ${quoteByte(word.charCodeAt(i))})`, true);
     }
     return value;
   }
@@ -241,7 +251,15 @@ export function parseGoJson(input: Uint8Array | string): JsonValue {
 }
 
 /** A decoded value: nil pointers, slices and maps are null, maps are `Map`s, structs records by JSON name. */
-export type GoValue = string | boolean | number | bigint | null | GoValue[] | Map<string, GoValue> | { [field: string]: GoValue };
+export type GoValue =
+  | string
+  | boolean
+  | number
+  | bigint
+  | null
+  | GoValue[]
+  | Map<string, GoValue>
+  | { [field: string]: GoValue };
 
 /**
  * Go's zero value of a type, nil being null: unlike YAML through
@@ -250,7 +268,8 @@ export type GoValue = string | boolean | number | bigint | null | GoValue[] | Ma
  */
 function zero(type: GoType): GoValue {
   if (type.kind === "slice" || type.kind === "map" || type.kind === "pointer") return null;
-  if (type.kind === "struct") return Object.fromEntries(Object.entries(type.fields).map(([name, field]) => [name, zero(field)]));
+  if (type.kind === "struct")
+    return Object.fromEntries(Object.entries(type.fields).map(([name, field]) => [name, zero(field)]));
   return zeroValue(type) as GoValue;
 }
 
@@ -277,7 +296,8 @@ class Decoder {
 
   /** `json` decoded into `type` over `current` (what the Go value held); undefined where an error left it as it was. */
   decode(json: JsonValue, type: GoType, current: GoValue, where: Context): GoValue | undefined {
-    if (json.kind === "null") return type.kind === "pointer" || type.kind === "slice" || type.kind === "map" ? null : current;
+    if (json.kind === "null")
+      return type.kind === "pointer" || type.kind === "slice" || type.kind === "map" ? null : current;
     if (type.kind === "pointer") return this.decode(json, type.elem, current ?? zero(type.elem), where);
     switch (type.kind) {
       case "string":
@@ -306,7 +326,10 @@ class Decoder {
         for (const [key, item] of json.entries) {
           const name = fieldFor(type, key);
           if (name === undefined) continue;
-          const value = this.decode(item, type.fields[name], out[name], { struct: type.bare, fields: [...where.fields, name] });
+          const value = this.decode(item, type.fields[name], out[name], {
+            struct: type.bare,
+            fields: [...where.fields, name],
+          });
           if (value !== undefined) out[name] = value;
         }
         return out;

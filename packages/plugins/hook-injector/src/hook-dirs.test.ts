@@ -16,7 +16,8 @@ beforeEach(async () => {
 
 afterEach(() => rm(root, { recursive: true, force: true }));
 
-const good = (path = "/bin/true") => JSON.stringify({ version: "1.0.0", hook: { path }, when: { always: true }, stages: ["poststop"] });
+const good = (path = "/bin/true") =>
+  JSON.stringify({ version: "1.0.0", hook: { path }, when: { always: true }, stages: ["poststop"] });
 
 describe("readHooksDir", () => {
   it("reads the .json files, and skips other files, directories and dangling links", async () => {
@@ -84,7 +85,9 @@ describe("startupError, as the library's New decides", () => {
     await writeFile(join(low, "a.json"), good("/does/not/exist"));
     await writeFile(join(low, "b.json"), "[]");
     const read = await readHooksDirs([low]);
-    expect(read.errors[0].error.message).toMatch(/^parsing hook .*b\.json.*: faccessat \/does\/not\/exist: no such file or directory$/);
+    expect(read.errors[0].error.message).toMatch(
+      /^parsing hook .*b\.json.*: faccessat \/does\/not\/exist: no such file or directory$/,
+    );
     expect(startupError(read)).toBeUndefined();
     expect(read.hooks.size).toBe(0);
   });
@@ -97,6 +100,8 @@ describe("startupError, as the library's New decides", () => {
 
   it("stops for a path that is not a directory", async () => {
     await writeFile(join(root, "file"), "");
-    expect(startupError(await readHooksDirs([join(root, "file")]))?.message).toBe(`open ${join(root, "file")}: not a directory`);
+    expect(startupError(await readHooksDirs([join(root, "file")]))?.message).toBe(
+      `open ${join(root, "file")}: not a directory`,
+    );
   });
 });

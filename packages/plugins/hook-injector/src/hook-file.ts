@@ -72,7 +72,12 @@ const VERSION_CHECK = go.struct("hooks.version", { version: go.string });
 const CURRENT = go.struct("hook.Hook", {
   version: go.string,
   hook: go.struct("specs.Hook", { path: go.string, args: STRINGS, env: STRINGS, timeout: go.pointer(go.int) }),
-  when: go.struct("hook.When", { always: BOOL, annotations: go.map(go.string), commands: STRINGS, hasBindMounts: BOOL }),
+  when: go.struct("hook.When", {
+    always: BOOL,
+    annotations: go.map(go.string),
+    commands: STRINGS,
+    hasBindMounts: BOOL,
+  }),
   stages: STRINGS,
 });
 
@@ -105,7 +110,12 @@ function readCurrent(content: Uint8Array): HookDefinition {
   const when = raw.when as Fields;
   return {
     version: raw.version as string,
-    hook: { path: hook.path as string, args: hook.args as string[] | null, env: hook.env as string[] | null, timeout: hook.timeout as bigint | null },
+    hook: {
+      path: hook.path as string,
+      args: hook.args as string[] | null,
+      env: hook.env as string[] | null,
+      timeout: hook.timeout as bigint | null,
+    },
     when: {
       always: when.always as boolean | null,
       annotations: when.annotations as Map<string, string> | null,

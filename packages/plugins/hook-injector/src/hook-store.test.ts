@@ -14,7 +14,8 @@ const logger: Logger = {
   warn: (msg: unknown) => void lines.push(`warn ${String(msg)}`),
   error: (msg: unknown) => void lines.push(`error ${String(msg)}`),
 };
-const good = (path: string) => JSON.stringify({ version: "1.0.0", hook: { path }, when: { always: true }, stages: ["poststop"] });
+const good = (path: string) =>
+  JSON.stringify({ version: "1.0.0", hook: { path }, when: { always: true }, stages: ["poststop"] });
 const paths = (store: HookStore) => [...store.hooks].map(([name, hook]) => `${name}=${hook.hook.path}`);
 
 beforeEach(async () => {
@@ -28,7 +29,9 @@ describe("HookStore", () => {
   it("refuses to start with a bad hook file, with the Go plugin's message", async () => {
     await writeFile(join(root, "bad.json"), "{]");
     await expect(HookStore.open([root], logger)).rejects.toThrow(
-      new HookSetupError(`failed to set up hook manager: parsing hook "${join(root, "bad.json")}": version check: invalid character ']' looking for beginning of object key string`),
+      new HookSetupError(
+        `failed to set up hook manager: parsing hook "${join(root, "bad.json")}": version check: invalid character ']' looking for beginning of object key string`,
+      ),
     );
   });
 
@@ -67,7 +70,13 @@ describe("HookStore", () => {
       expect(paths(store)).toEqual(["a.json=/bin/sh", "b.json=/bin/true"]);
       await change(() => writeFile(join(high, "a.json"), "{"));
       expect(paths(store)).toEqual(["a.json=/bin/true", "b.json=/bin/true"]);
-      expect(lines.some((l) => l.startsWith("error Failed loading hooks for ") && l.endsWith(`parsing hook "${join(high, "a.json")}": version check: unexpected end of JSON input`))).toBe(true);
+      expect(
+        lines.some(
+          (l) =>
+            l.startsWith("error Failed loading hooks for ") &&
+            l.endsWith(`parsing hook "${join(high, "a.json")}": version check: unexpected end of JSON input`),
+        ),
+      ).toBe(true);
       await change(() => unlink(join(high, "b.json")));
       expect(paths(store)).toEqual(["a.json=/bin/true"]);
     } finally {

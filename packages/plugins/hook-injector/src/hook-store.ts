@@ -44,7 +44,8 @@ export class HookStore extends EventEmitter<HookStoreEvents> {
   static async open(dirs: readonly string[], logger: Logger): Promise<HookStore> {
     const read = await readHooksDirs(dirs);
     const error = startupError(read);
-    if (error !== undefined) throw new HookSetupError(`failed to set up hook manager: ${error.message}`, { cause: error });
+    if (error !== undefined)
+      throw new HookSetupError(`failed to set up hook manager: ${error.message}`, { cause: error });
     return new HookStore(dirs, read, logger);
   }
 
@@ -82,17 +83,26 @@ export class HookStore extends EventEmitter<HookStoreEvents> {
       try {
         await mkdir(dir, { recursive: true, mode: 0o755 });
       } catch (error) {
-        throw new HookSetupError(`failed to create directory ${goQuote(dir)}: ${goPathError("mkdir", dir, error).message}`, { cause: error });
+        throw new HookSetupError(
+          `failed to create directory ${goQuote(dir)}: ${goPathError("mkdir", dir, error).message}`,
+          { cause: error },
+        );
       }
     }
     for (const dir of this.dirs) {
       try {
-        const watcher = watch(dir, { persistent: false }, (_event, file) => void this.reload(file === null ? dir : join(dir, file)));
+        const watcher = watch(
+          dir,
+          { persistent: false },
+          (_event, file) => void this.reload(file === null ? dir : join(dir, file)),
+        );
         watcher.on("error", (error) => this.logger.error(`watching ${goQuote(dir)} failed: ${error.message}`));
         this.watchers.push(watcher);
       } catch (error) {
         this.close();
-        throw new HookSetupError(`failed to monitor hook directories: ${goPathError("watch", dir, error).message}`, { cause: error });
+        throw new HookSetupError(`failed to monitor hook directories: ${goPathError("watch", dir, error).message}`, {
+          cause: error,
+        });
       }
       this.logger.debug(`monitoring ${goQuote(dir)} for hooks`);
     }

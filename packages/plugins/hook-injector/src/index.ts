@@ -5,8 +5,26 @@ import { HOOKS_DIRS } from "./hook-dirs.js";
 import { HookStore } from "./hook-store.js";
 import { createHookInjector } from "./plugin.js";
 
-export { DEFAULT_HOOKS_DIR, HOOKS_DIRS, type HookSet, type HooksRead, OVERRIDE_HOOKS_DIR, readHooksDir, readHooksDirs, startupError } from "./hook-dirs.js";
-export { HOOK_STAGES, HOOK_VERSION, type HookDefinition, HookFileError, type HookWhen, LEGACY_HOOK_VERSION, type OciHook, parseHookFile } from "./hook-file.js";
+export {
+  DEFAULT_HOOKS_DIR,
+  HOOKS_DIRS,
+  type HookSet,
+  type HooksRead,
+  OVERRIDE_HOOKS_DIR,
+  readHooksDir,
+  readHooksDirs,
+  startupError,
+} from "./hook-dirs.js";
+export {
+  HOOK_STAGES,
+  HOOK_VERSION,
+  type HookDefinition,
+  HookFileError,
+  type HookWhen,
+  LEGACY_HOOK_VERSION,
+  type OciHook,
+  parseHookFile,
+} from "./hook-file.js";
 export { HookSetupError, HookStore, type HookStoreEvents } from "./hook-store.js";
 export { HookMatchError, type MatchInput, type MatchObserver, matchingHooks, whenMatches } from "./match.js";
 export { createHookInjector, type HookInjectorOptions } from "./plugin.js";

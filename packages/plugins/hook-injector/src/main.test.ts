@@ -32,31 +32,55 @@ describe("nri-hook-injector", { timeout: 120_000 }, () => {
     const hooks = join(dir, "bad");
     await mkdir(hooks);
     await writeFile(join(hooks, "x.json"), '{"version": "1.0.0", "hook": {"path": "/bin/true"}, "stages": ["later"]}');
-    const { code, stderr } = await program.run("-idx", "10", "-hooks-dirs", hooks, "-socket-path", join(dir, "none.sock"));
+    const { code, stderr } = await program.run(
+      "-idx",
+      "10",
+      "-hooks-dirs",
+      hooks,
+      "-socket-path",
+      join(dir, "none.sock"),
+    );
     expect(code).toBe(1);
-    expect(JSON.parse(stderr.trim().split("\n").at(-1) as string)).toMatchObject({ level: "error", msg: 'failed to set up hook manager: unknown stage "later"' });
+    expect(JSON.parse(stderr.trim().split("\n").at(-1) as string)).toMatchObject({
+      level: "error",
+      msg: 'failed to set up hook manager: unknown stage "later"',
+    });
   });
 
   it("injects hooks when a runtime launches it, and sees hook files added while it runs", async () => {
     const [plugins, hooks] = [join(dir, "plugins"), join(dir, "hooks.d")];
     await mkdir(plugins);
     await program.install(plugins, "10-hook-injector", ["-hooks-dirs", hooks]);
-    const hook = JSON.stringify({ version: "1.0.0", hook: { path: "/bin/true" }, when: { always: true }, stages: ["poststop"] });
+    const hook = JSON.stringify({
+      version: "1.0.0",
+      hook: { path: "/bin/true" },
+      when: { always: true },
+      stages: ["poststop"],
+    });
     // A runtime of our own rather than nri-sim: after the write, containers are
     // created until the plugin's watcher has reloaded, however long a busy machine takes.
-    const nri = new Adaptation("test-runtime", "v0.0.0", async (synchronize) => void (await synchronize([], [])), async () => [], {
-      pluginPath: plugins,
-      externalConnections: false,
-      registrationTimeoutMs: 60_000, // launched with Node and tsx: seconds on a busy machine
-      requestTimeoutMs: 60_000, // nothing here is to time out
-    });
+    const nri = new Adaptation(
+      "test-runtime",
+      "v0.0.0",
+      async (synchronize) => void (await synchronize([], [])),
+      async () => [],
+      {
+        pluginPath: plugins,
+        externalConnections: false,
+        registrationTimeoutMs: 60_000, // launched with Node and tsx: seconds on a busy machine
+        requestTimeoutMs: 60_000, // nothing here is to time out
+      },
+    );
     await nri.start();
     try {
       expect(nri.plugins.map((p) => p.fullName)).toEqual(["10-hook-injector"]);
       let created = 0;
       const poststop = async () => {
         const name = `ctr${created++}`;
-        const request = CreateContainerRequest.fromPartial({ pod, container: { id: name, podSandboxId: pod.id, name, args: ["a"] } });
+        const request = CreateContainerRequest.fromPartial({
+          pod,
+          container: { id: name, podSandboxId: pod.id, name, args: ["a"] },
+        });
         return (await nri.createContainer(request)).adjust?.hooks?.poststop.map((h) => h.path) ?? [];
       };
       expect(await poststop()).toEqual([]);

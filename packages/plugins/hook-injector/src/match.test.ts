@@ -3,8 +3,20 @@ import { describe, expect, it } from "vitest";
 import type { HookDefinition, HookWhen } from "./hook-file.js";
 import { HookMatchError, type MatchInput, matchingHooks, whenMatches } from "./match.js";
 
-const when = (conditions: Partial<HookWhen>): HookWhen => ({ always: null, annotations: null, commands: null, hasBindMounts: null, or: false, ...conditions });
-const input = (fields: Partial<MatchInput> = {}): MatchInput => ({ annotations: {}, args: ["/bin/sh"], hasBindMounts: false, ...fields });
+const when = (conditions: Partial<HookWhen>): HookWhen => ({
+  always: null,
+  annotations: null,
+  commands: null,
+  hasBindMounts: null,
+  or: false,
+  ...conditions,
+});
+const input = (fields: Partial<MatchInput> = {}): MatchInput => ({
+  annotations: {},
+  args: ["/bin/sh"],
+  hasBindMounts: false,
+  ...fields,
+});
 
 describe("whenMatches, 1.0.0 (every condition) and 0.1.0 (any condition)", () => {
   it("matches nothing without conditions", () => {
@@ -34,13 +46,24 @@ describe("whenMatches, 1.0.0 (every condition) and 0.1.0 (any condition)", () =>
     [{ a: "bc" }, true, false],
     [{ ac: "b" }, true, false],
   ])("annotations %j, or %s: %s", (annotations, or, match) => {
-    expect(whenMatches(when({ annotations: new Map([["^a$", "^b$"], ["^c$", "^d$"]]), or }), input({ annotations }))).toBe(match);
+    expect(
+      whenMatches(
+        when({
+          annotations: new Map([
+            ["^a$", "^b$"],
+            ["^c$", "^d$"],
+          ]),
+          or,
+        }),
+        input({ annotations }),
+      ),
+    ).toBe(match);
   });
 
   it("needs one annotation matching both patterns, unanchored", () => {
     const w = when({ annotations: new Map([["io\\.example/", "enabled|yes"]]) });
     expect(whenMatches(w, input({ annotations: { "x.io.example/y": "not-enabled" } }))).toBe(true);
-    expect(whenMatches(w, input({ annotations: { "io.example/a": "no", "other": "yes" } }))).toBe(false);
+    expect(whenMatches(w, input({ annotations: { "io.example/a": "no", other: "yes" } }))).toBe(false);
   });
 
   it("matches commands against the first argument, with RE2 syntax", () => {
@@ -60,11 +83,18 @@ describe("whenMatches, 1.0.0 (every condition) and 0.1.0 (any condition)", () =>
     ["/bin/shell", false, false, false],
     ["/bin/shell", false, true, false],
   ])("bind mounts and commands: %s, mounts %s, or %s: %s", (command, hasBindMounts, or, match) => {
-    expect(whenMatches(when({ hasBindMounts: true, commands: ["^/bin/sh$"], or }), input({ args: [command], hasBindMounts }))).toBe(match);
+    expect(
+      whenMatches(
+        when({ hasBindMounts: true, commands: ["^/bin/sh$"], or }),
+        input({ args: [command], hasBindMounts }),
+      ),
+    ).toBe(match);
   });
 
   it("cannot decide commands for a container without arguments", () => {
-    expect(() => whenMatches(when({ commands: ["sh"] }), input({ args: [] }))).toThrow(new HookMatchError("process.args must have at least one entry"));
+    expect(() => whenMatches(when({ commands: ["sh"] }), input({ args: [] }))).toThrow(
+      new HookMatchError("process.args must have at least one entry"),
+    );
     // unless an earlier condition decided already
     expect(whenMatches(when({ always: false, commands: ["sh"] }), input({ args: [] }))).toBe(false);
     expect(whenMatches(when({ always: true, commands: ["sh"], or: true }), input({ args: [] }))).toBe(true);
@@ -112,8 +142,13 @@ describe("matchingHooks", () => {
   });
 
   it("carries path, argv, environment and timeout", () => {
-    const h = { ...hook("/x", { always: true }, ["poststop"]), hook: { path: "/x", args: ["x", "1"], env: ["A=b"], timeout: 7n } };
-    expect(matchingHooks(new Map([["x.json", h]]), input())?.poststop).toEqual([{ path: "/x", args: ["x", "1"], env: ["A=b"], timeout: { value: 7n } }]);
+    const h = {
+      ...hook("/x", { always: true }, ["poststop"]),
+      hook: { path: "/x", args: ["x", "1"], env: ["A=b"], timeout: 7n },
+    };
+    expect(matchingHooks(new Map([["x.json", h]]), input())?.poststop).toEqual([
+      { path: "/x", args: ["x", "1"], env: ["A=b"], timeout: { value: 7n } },
+    ]);
   });
 
   it("fails on the first file whose conditions cannot be decided, naming it", () => {
@@ -121,29 +156,58 @@ describe("matchingHooks", () => {
       ["2.json", hook("/b", { commands: ["x"] }, ["poststop"])],
       ["1.json", hook("/a", { always: true, commands: ["y"] }, ["poststop"])],
     ]);
-    expect(() => matchingHooks(hooks, input({ args: [] }))).toThrow('matching hook "1.json": process.args must have at least one entry');
+    expect(() => matchingHooks(hooks, input({ args: [] }))).toThrow(
+      'matching hook "1.json": process.args must have at least one entry',
+    );
   });
 
   it("tells an observer each file's verdict", () => {
     const seen: [string, boolean][] = [];
-    matchingHooks(new Map([["a.json", hook("/a", { always: true }, [])], ["b.json", hook("/b", {}, [])]]), input(), (name, _, matched) => seen.push([name, matched]));
-    expect(seen).toEqual([["a.json", true], ["b.json", false]]);
+    matchingHooks(
+      new Map([
+        ["a.json", hook("/a", { always: true }, [])],
+        ["b.json", hook("/b", {}, [])],
+      ]),
+      input(),
+      (name, _, matched) => seen.push([name, matched]),
+    );
+    expect(seen).toEqual([
+      ["a.json", true],
+      ["b.json", false],
+    ]);
   });
 
   it("never fails otherwise than with a HookMatchError, for any annotations and arguments", () => {
     const hooks = new Map([
-      ["a.json", hook("/a", { annotations: new Map([[".*", "^(yes|true)$"], ["(?i)^EXAMPLE\\.com/", "."]]) }, ["poststop"])],
+      [
+        "a.json",
+        hook(
+          "/a",
+          {
+            annotations: new Map([
+              [".*", "^(yes|true)$"],
+              ["(?i)^EXAMPLE\\.com/", "."],
+            ]),
+          },
+          ["poststop"],
+        ),
+      ],
       ["b.json", hook("/b", { commands: ["sh$", "[[:digit:]]+"], hasBindMounts: true }, ["prestart"])],
       ["c.json", hook("/c", { annotations: new Map([["\\pL", "\\x{1F600}"]]), or: true }, ["poststart"])],
     ]);
     fc.assert(
-      fc.property(fc.dictionary(fc.string({ unit: "grapheme" }), fc.string({ unit: "binary" })), fc.array(fc.string({ unit: "binary" })), fc.boolean(), (annotations, args, hasBindMounts) => {
-        try {
-          matchingHooks(hooks, { annotations, args, hasBindMounts });
-        } catch (error) {
-          expect(error).toBeInstanceOf(HookMatchError);
-        }
-      }),
+      fc.property(
+        fc.dictionary(fc.string({ unit: "grapheme" }), fc.string({ unit: "binary" })),
+        fc.array(fc.string({ unit: "binary" })),
+        fc.boolean(),
+        (annotations, args, hasBindMounts) => {
+          try {
+            matchingHooks(hooks, { annotations, args, hasBindMounts });
+          } catch (error) {
+            expect(error).toBeInstanceOf(HookMatchError);
+          }
+        },
+      ),
     );
   });
 });

@@ -39,7 +39,11 @@ function matches(pattern: string, text: string): boolean {
   return re.matcher(text).find();
 }
 
-function annotationMatches(keyPattern: string, valuePattern: string, annotations: Readonly<Record<string, string>>): boolean {
+function annotationMatches(
+  keyPattern: string,
+  valuePattern: string,
+  annotations: Readonly<Record<string, string>>,
+): boolean {
   return Object.entries(annotations).some(([key, value]) => matches(keyPattern, key) && matches(valuePattern, value));
 }
 
@@ -93,7 +97,10 @@ const STAGE_FIELD: Readonly<Record<string, Exclude<keyof Hooks, "prestart">>> = 
 };
 
 function compareNames(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(goToLower(a)), Buffer.from(goToLower(b))) || Buffer.compare(Buffer.from(a), Buffer.from(b));
+  return (
+    Buffer.compare(Buffer.from(goToLower(a)), Buffer.from(goToLower(b))) ||
+    Buffer.compare(Buffer.from(a), Buffer.from(b))
+  );
 }
 
 /** Told about each hook file's verdict, for debug logs. */

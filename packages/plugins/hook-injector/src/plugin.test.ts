@@ -17,7 +17,12 @@ afterEach(() => rm(dir, { recursive: true, force: true }));
 
 async function run(scenario: string) {
   const store = await HookStore.open([dir], silentLogger);
-  return simulate(scenario, { plugins: [{ plugin: createHookInjector({ hooks: store, logger: silentLogger }), index: "10", name: "hook-injector" }], clock: "virtual" });
+  return simulate(scenario, {
+    plugins: [
+      { plugin: createHookInjector({ hooks: store, logger: silentLogger }), index: "10", name: "hook-injector" },
+    ],
+    clock: "virtual",
+  });
 }
 
 const oneContainer = `
@@ -36,19 +41,41 @@ describe("the hook-injector under nri-sim", () => {
   });
 
   it("injects a configured createRuntime hook", async () => {
-    const hook = { version: "1.0.0", hook: { path: "/bin/echo", args: ["echo", "testing from hook"] }, when: { always: true }, stages: ["createRuntime"] };
+    const hook = {
+      version: "1.0.0",
+      hook: { path: "/bin/echo", args: ["echo", "testing from hook"] },
+      when: { always: true },
+      stages: ["createRuntime"],
+    };
     await writeFile(join(dir, "test-hook.json"), JSON.stringify(hook));
     const report = await run(oneContainer);
     expect(report.failures).toEqual([]);
-    expect(report.steps[1].adjustment).toEqual({ hooks: { createRuntime: [{ path: "/bin/echo", args: ["echo", "testing from hook"] }] } });
+    expect(report.steps[1].adjustment).toEqual({
+      hooks: { createRuntime: [{ path: "/bin/echo", args: ["echo", "testing from hook"] }] },
+    });
     expect(report.steps[1].changes.map((c) => c.owner)).toEqual(["10-hook-injector"]);
   });
 
   it("matches commands, pod and container annotations and mounts, and fails a container it cannot decide for", async () => {
     const write = (name: string, content: object) => writeFile(join(dir, name), JSON.stringify(content));
-    await write("10-busybox.json", { version: "1.0.0", hook: { path: "/bin/true", args: ["busybox-hook"] }, when: { commands: ["busybox$"] }, stages: ["prestart"] });
-    await write("20-annotated.json", { version: "1.0.0", hook: { path: "/bin/true", env: ["TRACE=1"] }, when: { annotations: { "^example\\.com/trace$": "^on$" } }, stages: ["poststart"] });
-    await write("30-legacy.json", { hook: "/bin/true", arguments: ["mounted"], stage: ["poststop"], hasbindmounts: true });
+    await write("10-busybox.json", {
+      version: "1.0.0",
+      hook: { path: "/bin/true", args: ["busybox-hook"] },
+      when: { commands: ["busybox$"] },
+      stages: ["prestart"],
+    });
+    await write("20-annotated.json", {
+      version: "1.0.0",
+      hook: { path: "/bin/true", env: ["TRACE=1"] },
+      when: { annotations: { "^example\\.com/trace$": "^on$" } },
+      stages: ["poststart"],
+    });
+    await write("30-legacy.json", {
+      hook: "/bin/true",
+      arguments: ["mounted"],
+      stage: ["poststop"],
+      hasbindmounts: true,
+    });
     const report = await run(`
 pods:
   - {name: web, annotations: {example.com/trace: "on"}}
@@ -75,9 +102,13 @@ steps:
     expect(traced.adjustment).toEqual({ hooks: { poststart: [{ path: "/bin/true", env: ["TRACE=1"] }] } });
     // the pod's annotation wins over the container's
     expect(overridden.adjustment).toEqual(traced.adjustment);
-    expect(mounted.adjustment).toEqual({ hooks: { poststop: [{ path: "/bin/true", args: ["/bin/true", "mounted"] }] } });
+    expect(mounted.adjustment).toEqual({
+      hooks: { poststop: [{ path: "/bin/true", args: ["/bin/true", "mounted"] }] },
+    });
     expect(plain.adjustment).toEqual({});
     expect(bare.ok).toBe(false);
-    expect(bare.error).toContain('hook generation failed: matching hook "10-busybox.json": process.args must have at least one entry');
+    expect(bare.error).toContain(
+      'hook generation failed: matching hook "10-busybox.json": process.args must have at least one entry',
+    );
   });
 });

@@ -33,7 +33,11 @@ export function createHookInjector(options: HookInjectorOptions): Plugin {
             hasBindMounts: container.mounts.length > 0,
           },
           (file, hook, matched) =>
-            logger.debug(matched ? `hook ${file} matched; adding to stages [${(hook.stages ?? []).join(" ")}]` : `hook ${file} did not match`),
+            logger.debug(
+              matched
+                ? `hook ${file} matched; adding to stages [${(hook.stages ?? []).join(" ")}]`
+                : `hook ${file} did not match`,
+            ),
         );
       } catch (error) {
         logger.error(`${name}: failed to generate hooks: ${(error as Error).message}`);

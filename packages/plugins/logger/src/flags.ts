@@ -27,7 +27,11 @@ const LOGGER_FLAGS = [
   { name: "log-file", kind: "string", usage: "logfile name, if logging to a file" },
   { name: "set-annotation", kind: "string", usage: "set this annotation on containers" },
   { name: "set-env", kind: "string", usage: "set this environment variable for containers" },
-  { name: "status-lines", kind: "bool", usage: "after each container, log a line with its status (not in the Go logger)" },
+  {
+    name: "status-lines",
+    kind: "bool",
+    usage: "after each container, log a line with its status (not in the Go logger)",
+  },
   ...socketFlags("socket-path", "path of the NRI socket file"),
 ] as const satisfies readonly FlagSpec[];
 

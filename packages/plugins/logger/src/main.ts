@@ -34,7 +34,11 @@ function main(): Promise<void> | void {
   let plugin;
   try {
     const { statusLines, ...settings } = flags;
-    plugin = createLoggerPlugin({ log, statusLines, config: { ...settings, events: flags.events === "" ? [] : [flags.events] } });
+    plugin = createLoggerPlugin({
+      log,
+      statusLines,
+      config: { ...settings, events: flags.events === "" ? [] : [flags.events] },
+    });
   } catch (error) {
     log.error(`failed to parse events: ${(error as Error).message}`);
     process.exit(1);

@@ -7,12 +7,16 @@ import { TextLog } from "./text-log.js";
 function capture(isTTY: boolean) {
   const lines: string[] = [];
   let now = new Date("2026-01-01T00:00:00Z").getTime();
-  const log = new TextLog({ sink: { isTTY, write: (text: string) => lines.push(text) }, now: () => new Date((now += 1500)) });
+  const log = new TextLog({
+    sink: { isTTY, write: (text: string) => lines.push(text) },
+    now: () => new Date((now += 1500)),
+  });
   return { log, lines };
 }
 
 /** Through the wire, as the stub hands messages to the plugin. */
-const decoded = <T>(fns: { encode(m: T): { finish(): Uint8Array }; decode(b: Uint8Array): T }, message: T) => fns.decode(fns.encode(message).finish());
+const decoded = <T>(fns: { encode(m: T): { finish(): Uint8Array }; decode(b: Uint8Array): T }, message: T) =>
+  fns.decode(fns.encode(message).finish());
 
 describe("TextLog", () => {
   it("writes logfmt when not on a terminal", () => {
@@ -53,7 +57,14 @@ const stopped = Container.fromPartial({
 describe("dump", () => {
   it("logs one line per YAML line under the prefix, as the Go logger does", () => {
     const { log, lines } = capture(true);
-    const pod = decoded(PodSandbox, PodSandbox.fromPartial({ name: "web", namespace: "default", labels: { appVersion: "1.0", yes: "", note: "line one\nline two" } }));
+    const pod = decoded(
+      PodSandbox,
+      PodSandbox.fromPartial({
+        name: "web",
+        namespace: "default",
+        labels: { appVersion: "1.0", yes: "", note: "line one\nline two" },
+      }),
+    );
     dump(log, "RunPodSandbox", ["pod", pod]);
     expect(lines.map((l) => l.slice(14).trimEnd())).toEqual([
       "RunPodSandbox: pod:",
@@ -80,7 +91,7 @@ describe("dump", () => {
 describe("statusLine", () => {
   it("names every status field that is set", () => {
     expect(statusLine(stopped)).toBe(
-      "exited 137 (OOMKilled): memory limit of 512Mi exceeded (created_at 2026-01-01T00:00:01.000Z, started_at 2026-01-01T00:00:02.000Z, finished_at 2026-01-01T00:00:05.000Z, exit_code 137, status_reason OOMKilled, status_message \"memory limit of 512Mi exceeded\")",
+      'exited 137 (OOMKilled): memory limit of 512Mi exceeded (created_at 2026-01-01T00:00:01.000Z, started_at 2026-01-01T00:00:02.000Z, finished_at 2026-01-01T00:00:05.000Z, exit_code 137, status_reason OOMKilled, status_message "memory limit of 512Mi exceeded")',
     );
   });
 

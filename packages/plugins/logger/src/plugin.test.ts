@@ -91,7 +91,13 @@ describe("the logger plugin under nri-sim", () => {
 
   it("stamps containers with its annotation and variable, taking the set ones over", async () => {
     const { report } = await run({
-      config: { events: ["CreateContainer"], addAnnotation: "a.example/logger", setAnnotation: "s.example/logger", addEnv: "SEEN", setEnv: "MODE" },
+      config: {
+        events: ["CreateContainer"],
+        addAnnotation: "a.example/logger",
+        setAnnotation: "s.example/logger",
+        addEnv: "SEEN",
+        setEnv: "MODE",
+      },
     });
     const create = report.steps[1];
     expect(report.steps.map((s) => s.events.length)).toEqual([0, 1, 0, 0, 0]);
@@ -111,7 +117,13 @@ describe("the logger plugin under nri-sim", () => {
 
 describe("configure", () => {
   const ctx = {} as HandlerContext;
-  const input = { runtimeName: "containerd", runtimeVersion: "2.1.0", runtimeNriVersion: "v0.9.0", registrationTimeoutMs: 5000, requestTimeoutMs: 2000 };
+  const input = {
+    runtimeName: "containerd",
+    runtimeVersion: "2.1.0",
+    runtimeNriVersion: "v0.9.0",
+    registrationTimeoutMs: 5000,
+    requestTimeoutMs: 2000,
+  };
 
   it("logs the configuration and keeps the flags' events without one", () => {
     const { log, lines } = capturingLog();
@@ -123,7 +135,9 @@ describe("configure", () => {
   it("takes events from the configuration, and all of them when it names none", () => {
     const plugin = createLoggerPlugin({ log: capturingLog().log, config: { events: ["CreateContainer"] } });
     expect(plugin.configure?.({ ...input, config: "events: [pod]\n" }, ctx)).toBe(0b1000000000111 | 0b100000000000);
-    expect(createLoggerPlugin({ log: capturingLog().log }).configure?.({ ...input, config: "addEnv: X\n" }, ctx)).toBe(0);
+    expect(createLoggerPlugin({ log: capturingLog().log }).configure?.({ ...input, config: "addEnv: X\n" }, ctx)).toBe(
+      0,
+    );
   });
 
   it("fails on an unknown event or a bad configuration", () => {

@@ -103,7 +103,8 @@ export function createLoggerPlugin(options: LoggerPluginOptions = {}): Plugin {
       const value = `logger-pid-${pid}`;
       const adjust = new AdjustmentBuilder();
       if (config.addAnnotation) adjust.addAnnotation(config.addAnnotation, value);
-      if (config.setAnnotation) adjust.removeAnnotation(config.setAnnotation).addAnnotation(config.setAnnotation, value);
+      if (config.setAnnotation)
+        adjust.removeAnnotation(config.setAnnotation).addAnnotation(config.setAnnotation, value);
       if (config.addEnv) adjust.addEnv(config.addEnv, value);
       if (config.setEnv) adjust.removeEnv(config.setEnv).addEnv(config.setEnv, value);
       return adjust;

@@ -16,10 +16,23 @@ export const NETDEVICE_KEY = "netdevice.noderesource.dev";
 /** The deprecated key (plural, and under nri.containerd.io). */
 export const OLD_NETDEVICE_KEY = "netdevices.nri.containerd.io";
 /** The keys looked up, the first present winning. */
-export const ANNOTATION_KEYS = [`${NETDEVICE_KEY}/pod`, `${OLD_NETDEVICE_KEY}/pod`, NETDEVICE_KEY, OLD_NETDEVICE_KEY] as const;
+export const ANNOTATION_KEYS = [
+  `${NETDEVICE_KEY}/pod`,
+  `${OLD_NETDEVICE_KEY}/pod`,
+  NETDEVICE_KEY,
+  OLD_NETDEVICE_KEY,
+] as const;
 
 /** The Go plugin's type, `main.netdevice`, so that Go's error texts name it as the Go plugin's do. */
-const NETDEVICES = go.slice(go.struct("main.netdevice", { name: go.string, new_name: go.string, address: go.string, prefix: go.int, mtu: go.int }));
+const NETDEVICES = go.slice(
+  go.struct("main.netdevice", {
+    name: go.string,
+    new_name: go.string,
+    address: go.string,
+    prefix: go.int,
+    mtu: go.int,
+  }),
+);
 
 /** One annotated device, with the Go plugin's field names. */
 export interface NetDevice {
@@ -41,7 +54,9 @@ export class NetDeviceAnnotationError extends Error {
 }
 
 /** The key and value of the annotation that applies, if the pod has one. */
-export function netDeviceAnnotation(annotations: Readonly<Record<string, string>>): { key: string; value: string } | undefined {
+export function netDeviceAnnotation(
+  annotations: Readonly<Record<string, string>>,
+): { key: string; value: string } | undefined {
   const key = ANNOTATION_KEYS.find((k) => Object.hasOwn(annotations, k));
   return key === undefined ? undefined : { key, value: annotations[key] };
 }
@@ -59,7 +74,9 @@ export function parseNetDevices(annotations: Readonly<Record<string, string>>): 
     devices = decodeSigsYaml(annotation.value, NETDEVICES);
   } catch (error) {
     if (!(error instanceof SigsYamlError)) throw error;
-    throw new NetDeviceAnnotationError(`invalid device annotation ${goQuote(annotation.key)}: ${error.message}`, { cause: error });
+    throw new NetDeviceAnnotationError(`invalid device annotation ${goQuote(annotation.key)}: ${error.message}`, {
+      cause: error,
+    });
   }
   const bad = devices.find((device) => device.address !== "" && !isGoIP(device.address));
   if (bad) throw new NetDeviceAnnotationError(`error parsing address ${bad.address}`);

@@ -34,7 +34,9 @@ export function findTool(name: string, path = process.env.PATH ?? ""): string {
     const candidate = join(dir, name);
     if (existsSync(candidate)) return candidate;
   }
-  throw new LinkError(`${name} not found (looked in PATH and ${SYSTEM_DIRS.join(", ")}): install ${name === "ip" ? "iproute2" : "util-linux"}`);
+  throw new LinkError(
+    `${name} not found (looked in PATH and ${SYSTEM_DIRS.join(", ")}): install ${name === "ip" ? "iproute2" : "util-linux"}`,
+  );
 }
 
 function run(command: string, args: readonly string[]): Promise<string> {
@@ -74,7 +76,12 @@ export class NetworkNamespace {
       ifalias?: string;
     }[];
     if (!link) throw new LinkError(`Device "${name}" does not exist.`);
-    return { index: link.ifindex, name: link.ifname, up: link.flags?.includes("UP") ?? false, alias: link.ifalias ?? "" };
+    return {
+      index: link.ifindex,
+      name: link.ifname,
+      up: link.flags?.includes("UP") ?? false,
+      alias: link.ifalias ?? "",
+    };
   }
 
   async setDown(name: string): Promise<void> {

@@ -27,7 +27,9 @@ describe("nri-network-device-injector", () => {
         clock: "virtual",
         observer: {
           listening: (socket) => {
-            const child = program.spawn(["-idx", "10", "-socket", socket, "-verbose"], { stdio: ["ignore", "ignore", "pipe"] });
+            const child = program.spawn(["-idx", "10", "-socket", socket, "-verbose"], {
+              stdio: ["ignore", "ignore", "pipe"],
+            });
             exited = once(child, "exit");
             child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
           },
@@ -43,7 +45,9 @@ describe("nri-network-device-injector", () => {
     expect(lines).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/ level=debug msg="Started pod\.\.\." name=web namespace=default$/),
-        expect.stringMatching(/ level=info msg="Pod using host namespace, skipping \.\.\." name=web namespace=default$/),
+        expect.stringMatching(
+          / level=info msg="Pod using host namespace, skipping \.\.\." name=web namespace=default$/,
+        ),
       ]),
     );
   }, 150_000);

@@ -11,7 +11,9 @@ import { NETWORK_DEVICE_INJECTOR_FLAGS } from "./flags.js";
 import { createNetworkDeviceInjector } from "./plugin.js";
 
 async function main(): Promise<void> {
-  const flags = flagsOrExit(() => parseGoFlags(NETWORK_DEVICE_INJECTOR_FLAGS, process.argv.slice(2), "nri-network-device-injector"));
+  const flags = flagsOrExit(() =>
+    parseGoFlags(NETWORK_DEVICE_INJECTOR_FLAGS, process.argv.slice(2), "nri-network-device-injector"),
+  );
   const logger = createLogger({ format: "text", level: flags.verbose ? "debug" : "info" });
   await runPlugin(createNetworkDeviceInjector({ logger }), {
     ...(flags.idx && { index: flags.idx }),

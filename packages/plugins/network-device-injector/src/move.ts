@@ -27,10 +27,11 @@ async function step<T>(what: string, action: Promise<T>): Promise<T> {
 }
 
 /** Runs an undo step; true where it worked. */
-const undone = (action: Promise<unknown>): Promise<boolean> => action.then(
-  () => true,
-  () => false,
-);
+const undone = (action: Promise<unknown>): Promise<boolean> =>
+  action.then(
+    () => true,
+    () => false,
+  );
 
 /** Renames a link to `temp_<index>` and reads it again, with the Go plugin's errors. */
 async function toTemp(ns: NetworkNamespace, link: Link): Promise<Link> {
@@ -44,7 +45,12 @@ async function toTemp(ns: NetworkNamespace, link: Link): Promise<Link> {
  * @param host the namespace the link is in; default the plugin's own
  * @throws Error why it did not; the steps taken are undone
  */
-export async function moveLinkIn(pod: NetworkNamespace, name: string, newName: string, host = new NetworkNamespace()): Promise<void> {
+export async function moveLinkIn(
+  pod: NetworkNamespace,
+  name: string,
+  newName: string,
+  host = new NetworkNamespace(),
+): Promise<void> {
   await pod.check();
   const link = await host.link(name);
   await step(`failed to set ${quote(link.name)} down`, host.setDown(link.name));
@@ -53,7 +59,9 @@ export async function moveLinkIn(pod: NetworkNamespace, name: string, newName: s
   try {
     const temp = await toTemp(host, link).catch((error: Error) => {
       hostName = undefined;
-      throw new Error(`failed to rename device ${quote(link.name)} to temporary name: ${error.message}`, { cause: error });
+      throw new Error(`failed to rename device ${quote(link.name)} to temporary name: ${error.message}`, {
+        cause: error,
+      });
     });
     hostName = temp.name;
     await step(`failed to move ${quote(temp.name)} to container ns`, host.moveTo(temp.name, pod));
@@ -97,7 +105,11 @@ export async function moveLinkIn(pod: NetworkNamespace, name: string, newName: s
  * @param host where it goes; default the plugin's own namespace
  * @throws Error why it did not; the link is back in the pod, as the Go plugin leaves it
  */
-export async function moveLinkOut(pod: NetworkNamespace, newName: string, host = new NetworkNamespace()): Promise<void> {
+export async function moveLinkOut(
+  pod: NetworkNamespace,
+  newName: string,
+  host = new NetworkNamespace(),
+): Promise<void> {
   await pod.check();
   const link = await step(`failed to find ${quote(newName)}`, pod.link(newName));
   await step(`failed to set ${quote(newName)} down`, pod.setDown(newName));
@@ -122,6 +134,9 @@ export async function moveLinkOut(pod: NetworkNamespace, newName: string, host =
     await undone(host.moveTo(back.name, pod));
     const renamed = await undone(pod.rename(back.name, newName));
     if (link.up) await undone(pod.setUp(renamed ? newName : back.name));
-    throw new Error(`failed to restore ${quote(back.name)} to original name ${quote(back.alias)}: ${(error as Error).message}`, { cause: error });
+    throw new Error(
+      `failed to restore ${quote(back.name)} to original name ${quote(back.alias)}: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
 }

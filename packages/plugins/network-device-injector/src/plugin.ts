@@ -47,7 +47,10 @@ export function createNetworkDeviceInjector(options: NetworkDeviceInjectorOption
           await moveLinkIn(netns, device.name, device.new_name, host);
           logger.debug(fields(pod), `Injected network device ${device.name} as ${device.new_name}`);
         } catch (error) {
-          logger.error(fields(pod), `Failed to inject network device ${device.name}, leaving the rest: ${(error as Error).message}`);
+          logger.error(
+            fields(pod),
+            `Failed to inject network device ${device.name}, leaving the rest: ${(error as Error).message}`,
+          );
           return;
         }
       }
@@ -65,7 +68,10 @@ export function createNetworkDeviceInjector(options: NetworkDeviceInjectorOption
           await moveLinkOut(netns, device.new_name, host);
           logger.debug(fields(pod), `Released network device ${device.new_name}`);
         } catch (error) {
-          logger.error(fields(pod), `Failed to release network device ${device.new_name}, leaving the rest: ${(error as Error).message}`);
+          logger.error(
+            fields(pod),
+            `Failed to release network device ${device.new_name}, leaving the rest: ${(error as Error).message}`,
+          );
           return;
         }
       }

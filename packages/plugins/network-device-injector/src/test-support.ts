@@ -53,9 +53,15 @@ export const noNetns: string | undefined = await (async () => {
 
 /** A namespace's links but lo, as `name[@alias]:up|down`, by name (synchronously, so that nri-sim's step observer can look). */
 export function links(netns: ScratchNetns): string[] {
-  const all = JSON.parse(execFileSync("ip", ["-n", netns.name, "-json", "link", "show"], { encoding: "utf8" })) as { ifname: string; flags: string[]; ifalias?: string }[];
+  const all = JSON.parse(execFileSync("ip", ["-n", netns.name, "-json", "link", "show"], { encoding: "utf8" })) as {
+    ifname: string;
+    flags: string[];
+    ifalias?: string;
+  }[];
   return all
     .filter((link) => link.ifname !== "lo")
-    .map((link) => `${link.ifname}${link.ifalias ? `@${link.ifalias}` : ""}:${link.flags.includes("UP") ? "up" : "down"}`)
+    .map(
+      (link) => `${link.ifname}${link.ifalias ? `@${link.ifalias}` : ""}:${link.flags.includes("UP") ? "up" : "down"}`,
+    )
     .sort();
 }

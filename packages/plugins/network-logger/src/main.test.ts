@@ -40,7 +40,9 @@ describe("nri-network-logger", { timeout: 120_000 }, () => {
     expect(messages).toEqual(
       expect.arrayContaining([
         'msg="Synchronized state with the runtime (0 pods, 0 containers)..."',
-        expect.stringMatching(/^msg="Started pod default\/web: namespace=\/var\/run\/netns\/cni-\S+ ips=\[10\.0\.0\.7\]"$/),
+        expect.stringMatching(
+          /^msg="Started pod default\/web: namespace=\/var\/run\/netns\/cni-\S+ ips=\[10\.0\.0\.7\]"$/,
+        ),
         'msg="Stopped pod default/web: ips=[10.0.0.7]"',
         'msg="Connection to the runtime lost, exiting..."',
       ]),

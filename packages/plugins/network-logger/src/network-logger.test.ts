@@ -6,8 +6,15 @@ import { createNetworkLogger } from "./network-logger.js";
 
 function capture() {
   const lines: string[] = [];
-  const logger = createLogger({ format: "text", stream: { write: (line: string) => lines.push(line) } as never, now: () => new Date("2026-01-01T00:00:00Z") });
-  return { logger, messages: () => lines.map((line) => JSON.parse(line.replace(/^.* msg=("(?:[^"\\]|\\.)*").*\n$/, "$1")) as string) };
+  const logger = createLogger({
+    format: "text",
+    stream: { write: (line: string) => lines.push(line) } as never,
+    now: () => new Date("2026-01-01T00:00:00Z"),
+  });
+  return {
+    logger,
+    messages: () => lines.map((line) => JSON.parse(line.replace(/^.* msg=("(?:[^"\\]|\\.)*").*\n$/, "$1")) as string),
+  };
 }
 
 describe("the network-logger under nri-sim", () => {
@@ -59,7 +66,12 @@ steps:
       await runtime.plugin.synchronize(
         {
           pods: [
-            { namespace: "default", name: "a", ips: ["10.0.0.1"], linux: { namespaces: [{ type: "network", path: "/var/run/netns/a" }] } },
+            {
+              namespace: "default",
+              name: "a",
+              ips: ["10.0.0.1"],
+              linux: { namespaces: [{ type: "network", path: "/var/run/netns/a" }] },
+            },
             { namespace: "default", name: "b", linux: { namespaces: [{ type: "ipc" }] } },
             { namespace: "default", name: "c" },
           ],

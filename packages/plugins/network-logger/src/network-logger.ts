@@ -39,7 +39,9 @@ export function createNetworkLogger(options: NetworkLoggerOptions = {}): Plugin 
       (options.logger ?? ctx.logger).info("Runtime shutting down...");
     },
     runPodSandbox(pod, ctx) {
-      (options.logger ?? ctx.logger).info(`Started pod ${podName(pod)}: namespace=${networkNamespace(pod)} ips=${ipList(pod)}`);
+      (options.logger ?? ctx.logger).info(
+        `Started pod ${podName(pod)}: namespace=${networkNamespace(pod)} ips=${ipList(pod)}`,
+      );
     },
     stopPodSandbox(pod, ctx) {
       (options.logger ?? ctx.logger).info(`Stopped pod ${podName(pod)}: ips=${ipList(pod)}`);

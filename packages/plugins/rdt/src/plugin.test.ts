@@ -23,7 +23,9 @@ steps: [{run-pod: web}, {create: app}, {create: pause}, {create: bad}, {create: 
     expect(app.adjustment).toEqual({ linux: { rdt: { closId: "gold", schemata: ["L3:0=f", "MB:0=50"] } } });
     expect(pause.adjustment).toEqual({ linux: { rdt: { enableMonitoring: true } } });
     expect(bad.ok).toBe(false);
-    expect(bad.error).toContain('enablemonitoring.rdt.noderesource.dev/container.bad: strconv.ParseBool: parsing "on": invalid syntax');
+    expect(bad.error).toContain(
+      'enablemonitoring.rdt.noderesource.dev/container.bad: strconv.ParseBool: parsing "on": invalid syntax',
+    );
     expect(plain.ok).toBe(true);
     expect(plain.adjustment).toEqual({});
   });

@@ -13,8 +13,18 @@ describe("adjustRdt", () => {
   });
 
   it("sets all three fields", () => {
-    const adjustment = adjustRdt("app", { [key("closid")]: "gold", [key("schemata")]: "L3:0=ff,MB:0=70", [key("enablemonitoring")]: "1" });
-    expect(adjustment).toEqual(rdt({ closId: { value: "gold" }, schemata: { value: ["L3:0=ff", "MB:0=70"] }, enableMonitoring: { value: true } }));
+    const adjustment = adjustRdt("app", {
+      [key("closid")]: "gold",
+      [key("schemata")]: "L3:0=ff,MB:0=70",
+      [key("enablemonitoring")]: "1",
+    });
+    expect(adjustment).toEqual(
+      rdt({
+        closId: { value: "gold" },
+        schemata: { value: ["L3:0=ff", "MB:0=70"] },
+        enableMonitoring: { value: true },
+      }),
+    );
   });
 
   it("ignores an unknown field", () => {
@@ -22,11 +32,15 @@ describe("adjustRdt", () => {
   });
 
   it("sets the known field next to an unknown one", () => {
-    expect(adjustRdt("app", { [key("closid")]: "silver", [key("l3")]: "x" })).toEqual(rdt({ closId: { value: "silver" } }));
+    expect(adjustRdt("app", { [key("closid")]: "silver", [key("l3")]: "x" })).toEqual(
+      rdt({ closId: { value: "silver" } }),
+    );
   });
 
   it("reads only its own container's keys", () => {
-    expect(adjustRdt("app", { [key("closid", "db")]: "gold", [key("schemata")]: "MB:0=100" })).toEqual(rdt({ schemata: { value: ["MB:0=100"] } }));
+    expect(adjustRdt("app", { [key("closid", "db")]: "gold", [key("schemata")]: "MB:0=100" })).toEqual(
+      rdt({ schemata: { value: ["MB:0=100"] } }),
+    );
   });
 
   it("fails for a value Go's ParseBool refuses, naming the annotation, and sets nothing", () => {
@@ -38,19 +52,37 @@ describe("adjustRdt", () => {
 
 describe("what the annotations mean exactly", () => {
   it("takes the schemata as written, split on every comma, and any Go boolean", () => {
-    expect(adjustRdt("app", { [key("schemata")]: " L3:0=f, ,MB:0=5," }).linux?.rdt?.schemata?.value).toEqual([" L3:0=f", " ", "MB:0=5", ""]);
-    for (const [text, value] of [["t", true], ["TRUE", true], ["True", true], ["0", false], ["F", false], ["false", false]] as const) {
+    expect(adjustRdt("app", { [key("schemata")]: " L3:0=f, ,MB:0=5," }).linux?.rdt?.schemata?.value).toEqual([
+      " L3:0=f",
+      " ",
+      "MB:0=5",
+      "",
+    ]);
+    for (const [text, value] of [
+      ["t", true],
+      ["TRUE", true],
+      ["True", true],
+      ["0", false],
+      ["F", false],
+      ["false", false],
+    ] as const) {
       expect(adjustRdt("app", { [key("enablemonitoring")]: text }).linux?.rdt?.enableMonitoring?.value).toBe(value);
     }
   });
 
   it("has no pod-wide form, and the field must match exactly", () => {
-    expect(adjustRdt("app", { "closid.rdt.noderesource.dev/pod": "x", [key("ClosID")]: "y", [`x.${key("closid")}`]: "z" })).toEqual(ContainerAdjustment.fromPartial({}));
+    expect(
+      adjustRdt("app", { "closid.rdt.noderesource.dev/pod": "x", [key("ClosID")]: "y", [`x.${key("closid")}`]: "z" }),
+    ).toEqual(ContainerAdjustment.fromPartial({}));
   });
 
   it("logs what it sets and what it does not know", () => {
     const lines: unknown[][] = [];
-    adjustRdt("app", { [key("closid")]: "gold", [key("schemata")]: "a,b", [key("enablemonitoring")]: "true", [key("what")]: "?" }, { info: (...args: unknown[]) => lines.push(args) });
+    adjustRdt(
+      "app",
+      { [key("closid")]: "gold", [key("schemata")]: "a,b", [key("enablemonitoring")]: "true", [key("what")]: "?" },
+      { info: (...args: unknown[]) => lines.push(args) },
+    );
     expect(lines).toEqual([
       [{ closid: "gold" }, "Adjust closid"],
       [{ schemata: ["a", "b"] }, "Adjust schemata"],
@@ -62,7 +94,10 @@ describe("what the annotations mean exactly", () => {
   it("never fails otherwise than with an RdtAnnotationError naming the annotation, whatever the annotations", () => {
     const field = fc.constantFrom("closid", "schemata", "enablemonitoring", "other", "");
     const annotations = fc.dictionary(
-      fc.oneof(field.map((f) => key(f)), fc.string()),
+      fc.oneof(
+        field.map((f) => key(f)),
+        fc.string(),
+      ),
       fc.oneof(fc.string(), fc.constantFrom("true", "false", "1", "0", "yes", "L3:0=f,MB:0=1")),
     );
     fc.assert(
@@ -72,7 +107,9 @@ describe("what the annotations mean exactly", () => {
         } catch (error) {
           expect(error).toBeInstanceOf(RdtAnnotationError);
           expect((error as RdtAnnotationError).annotation).toBe(key("enablemonitoring"));
-          expect((error as Error).message).toMatch(/^enablemonitoring\.rdt\.noderesource\.dev\/container\.app: strconv\.ParseBool: parsing ".*": invalid syntax$/s);
+          expect((error as Error).message).toMatch(
+            /^enablemonitoring\.rdt\.noderesource\.dev\/container\.app: strconv\.ParseBool: parsing ".*": invalid syntax$/s,
+          );
         }
       }),
     );

@@ -37,7 +37,11 @@ const quiet: Pick<Logger, "info"> = { info: () => {} };
  * annotations (empty when none is set).
  * @throws RdtAnnotationError for an `enablemonitoring` value that is not a Go boolean
  */
-export function adjustRdt(container: string, annotations: Readonly<Record<string, string>>, logger: Pick<Logger, "info"> = quiet): ContainerAdjustment {
+export function adjustRdt(
+  container: string,
+  annotations: Readonly<Record<string, string>>,
+  logger: Pick<Logger, "info"> = quiet,
+): ContainerAdjustment {
   const suffix = RDT_KEY_SUFFIX + container;
   const adjust = new AdjustmentBuilder();
   for (const [key, value] of Object.entries(annotations)) {

@@ -35,7 +35,9 @@ describe("decodeTemplateConfig", () => {
     expect(() => decodeTemplateConfig("updates: {cpuShares: 2, unsolicited: maybe}\n")).toThrow(
       `${json} string into Go struct field updateDemo.updates.unsolicited of type bool`,
     );
-    expect(() => decodeTemplateConfig("updates: [1]\n")).toThrow(`${json} array into Go struct field config.updates of type main.updateDemo`);
+    expect(() => decodeTemplateConfig("updates: [1]\n")).toThrow(
+      `${json} array into Go struct field config.updates of type main.updateDemo`,
+    );
   });
 });
 

@@ -46,6 +46,8 @@ steps: [{run-pod: web}, {create: a}, {create: b}]
       ["CreateContainer", "PostCreateContainer"],
       ["CreateContainer", "PostCreateContainer"],
     ]);
-    expect(report.steps[2].updates.map((u) => [u.from, u.container, shares(u.resources)])).toEqual([["CreateContainer", "web/a", 256]]);
+    expect(report.steps[2].updates.map((u) => [u.from, u.container, shares(u.resources)])).toEqual([
+      ["CreateContainer", "web/a", 256],
+    ]);
   });
 });

@@ -77,7 +77,9 @@ describe("the template under nri-sim", () => {
     const { report, messages } = await run({ cfgParam1: "", updates: { cpuShares: 512n, unsolicited: true } });
     expect(report.failures).toEqual([]);
     // an unsolicited update lands during its start step or the wait after it
-    const updates = report.steps.flatMap((s) => s.updates.map((u) => `${u.from} ${u.container} ${shares(u.resources)} ${u.applied}`));
+    const updates = report.steps.flatMap((s) =>
+      s.updates.map((u) => `${u.from} ${u.container} ${shares(u.resources)} ${u.applied}`),
+    );
     expect(updates).toEqual([
       "unsolicited from 10-template web/side 512 true",
       "CreateContainer web/side 512 true",
@@ -91,7 +93,13 @@ describe("the template under nri-sim", () => {
 });
 
 describe("configure", () => {
-  const input = { runtimeName: "containerd", runtimeVersion: "2.1.0", runtimeNriVersion: "v0.9.0", registrationTimeoutMs: 5000, requestTimeoutMs: 2000 };
+  const input = {
+    runtimeName: "containerd",
+    runtimeVersion: "2.1.0",
+    runtimeNriVersion: "v0.9.0",
+    registrationTimeoutMs: 5000,
+    requestTimeoutMs: 2000,
+  };
   const ctx = {} as HandlerContext;
 
   it("logs the runtime and the configuration, and keeps every event", () => {
@@ -103,6 +111,8 @@ describe("configure", () => {
 
   it("fails on a configuration it cannot decode", () => {
     const plugin = createTemplatePlugin({ logger: capture().logger });
-    expect(() => plugin.configure?.({ ...input, config: "cfgParam1: {a: b}\n" }, ctx)).toThrow(/^failed to parse configuration: /);
+    expect(() => plugin.configure?.({ ...input, config: "cfgParam1: {a: b}\n" }, ctx)).toThrow(
+      /^failed to parse configuration: /,
+    );
   });
 });

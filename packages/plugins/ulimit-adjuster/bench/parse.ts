@@ -76,7 +76,9 @@ async function main(): Promise<void> {
     const binary = await buildGo(work);
     const results: BenchResult[] = [];
     console.log(`\nparse + adjust, ms per annotation (${ROUNDS} rounds of ${RUNS} runs each)`);
-    console.log("| annotation | entries | ours median | Go median | ours / Go | ours fastest | Go fastest | ours first run |");
+    console.log(
+      "| annotation | entries | ours median | Go median | ours / Go | ours fastest | Go fastest | ours first run |",
+    );
     console.log("|---|--:|--:|--:|--:|--:|--:|--:|");
     for (const [name, value] of CASES) {
       const first = ours(value).slice(0, 1)[0];
@@ -90,9 +92,21 @@ async function main(): Promise<void> {
       const [t, g] = [median(tsTimes), goTimes.length > 0 ? median(goTimes) : undefined];
       const ratio = g === undefined ? "n/a" : (t / g).toFixed(2);
       const fastestGo = goTimes.length > 0 ? Math.min(...goTimes) : undefined;
-      console.log(`| ${name} | ${entries} | ${ms(t)} | ${ms(g)} | ${ratio} | ${ms(Math.min(...tsTimes))} | ${ms(fastestGo)} | ${ms(first)} |`);
+      console.log(
+        `| ${name} | ${entries} | ${ms(t)} | ${ms(g)} | ${ratio} | ${ms(Math.min(...tsTimes))} | ${ms(fastestGo)} | ${ms(first)} |`,
+      );
       const note = `parse + adjust, median of ${ROUNDS} rounds of ${RUNS} runs; ${entries} entries`;
-      results.push(result({ group: "plugins: ulimit-adjuster", what: `annotation of ${name}`, ours: t! / 1e6, go: g === undefined ? null : g / 1e6, unit: "ms", target: null, note }));
+      results.push(
+        result({
+          group: "plugins: ulimit-adjuster",
+          what: `annotation of ${name}`,
+          ours: t! / 1e6,
+          go: g === undefined ? null : g / 1e6,
+          unit: "ms",
+          target: null,
+          note,
+        }),
+      );
     }
     recordResults(results);
   } finally {

@@ -12,7 +12,10 @@ import { createUlimitAdjuster } from "./plugin.js";
 
 async function main(): Promise<void> {
   const flags = flagsOrExit(() => parseGoFlags(ULIMIT_ADJUSTER_FLAGS, process.argv.slice(2), "nri-ulimit-adjuster"));
-  const logger = createLogger({ level: flags.verbose ? "debug" : "info", bindings: { name: flags.name, idx: flags.idx } });
+  const logger = createLogger({
+    level: flags.verbose ? "debug" : "info",
+    bindings: { name: flags.name, idx: flags.idx },
+  });
   logger.info({ verbose: flags.verbose }, "starting plugin");
   await runPlugin(createUlimitAdjuster(), {
     ...(flags.name && { name: flags.name }),

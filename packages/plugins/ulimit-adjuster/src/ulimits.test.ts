@@ -15,7 +15,9 @@ describe("parseUlimits", () => {
   });
 
   it("ignores annotations it does not own", () => {
-    expect(parseUlimits("web", { "example.com/other": "x", "ulimits.noderesource.dev/container.db": "- type: nofile" })).toEqual([]);
+    expect(
+      parseUlimits("web", { "example.com/other": "x", "ulimits.noderesource.dev/container.db": "- type: nofile" }),
+    ).toEqual([]);
   });
 
   it("reads one limit", () => {
@@ -26,15 +28,21 @@ describe("parseUlimits", () => {
 
   it("reads several limits, in order", () => {
     const value = "- {type: RLIMIT_NOFILE, soft: 1024, hard: 4096}\n- {type: RLIMIT_NPROC, soft: 200, hard: 300}\n";
-    expect(parseUlimits("web", { [key]: value })).toEqual(rlimits(["RLIMIT_NOFILE", 4096, 1024], ["RLIMIT_NPROC", 300, 200]));
+    expect(parseUlimits("web", { [key]: value })).toEqual(
+      rlimits(["RLIMIT_NOFILE", 4096, 1024], ["RLIMIT_NPROC", 300, 200]),
+    );
   });
 
   it("adds the RLIMIT_ prefix where it is missing", () => {
-    expect(parseUlimits("web", { [key]: "- {type: STACK, soft: 8, hard: 16}" })).toEqual(rlimits(["RLIMIT_STACK", 16, 8]));
+    expect(parseUlimits("web", { [key]: "- {type: STACK, soft: 8, hard: 16}" })).toEqual(
+      rlimits(["RLIMIT_STACK", 16, 8]),
+    );
   });
 
   it("takes a prefixed type in lower case", () => {
-    expect(parseUlimits("web", { [key]: "- {type: rlimit_memlock, soft: 64, hard: 128}" })).toEqual(rlimits(["RLIMIT_MEMLOCK", 128, 64]));
+    expect(parseUlimits("web", { [key]: "- {type: rlimit_memlock, soft: 64, hard: 128}" })).toEqual(
+      rlimits(["RLIMIT_MEMLOCK", 128, 64]),
+    );
   });
 
   it("takes a bare type in lower case", () => {

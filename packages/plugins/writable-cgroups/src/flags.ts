@@ -7,6 +7,10 @@ export const DEFAULT_HOST_MOUNT_FILE = "/host/proc/1/mountinfo";
 export const WRITABLE_CGROUPS_FLAGS = [
   { name: "idx", kind: "string", usage: "plugin index to register to NRI" },
   ...socketFlags("socket-path", "path of the NRI socket file"),
-  { name: "host-mount-file", kind: "string", usage: `path to the host mountinfo file to check for nsdelegate (default "${DEFAULT_HOST_MOUNT_FILE}")` },
+  {
+    name: "host-mount-file",
+    kind: "string",
+    usage: `path to the host mountinfo file to check for nsdelegate (default "${DEFAULT_HOST_MOUNT_FILE}")`,
+  },
   { name: "verbose", kind: "bool", usage: "enable (more) verbose logging" },
 ] as const;

@@ -21,7 +21,9 @@ describe("nri-writable-cgroups", { timeout: 120_000 }, () => {
   it("prints its usage for -h and refuses unknown flags, as Go's flag package does", async () => {
     const help = await program.run("-h");
     expect(help.code).toBe(0);
-    expect(help.stderr).toContain('  -host-mount-file string\n    \tpath to the host mountinfo file to check for nsdelegate (default "/host/proc/1/mountinfo")');
+    expect(help.stderr).toContain(
+      '  -host-mount-file string\n    \tpath to the host mountinfo file to check for nsdelegate (default "/host/proc/1/mountinfo")',
+    );
     const bad = await program.run("-nsdelegate");
     expect(bad.code).toBe(2);
     expect(bad.stderr.split("\n")[0]).toBe("flag provided but not defined: -nsdelegate");
@@ -34,7 +36,9 @@ describe("nri-writable-cgroups", { timeout: 120_000 }, () => {
       `time=${missing.stderr.match(/^time=("[^"]+")/)?.[1]} level=warning msg="Failed to check for nsdelegate option on host cgroup mount, disabling writable cgroups" error="failed to open mount file \\"${join(dir, "nope")}\\": open ${join(dir, "nope")}: no such file or directory"`,
     );
     const enabled = await program.run("-idx", "10", "-socket-path", none, "-host-mount-file", join(dir, "mountinfo"));
-    expect(enabled.stderr.split("\n")[0]).toMatch(/ level=info msg="Host cgroup mount has 'nsdelegate' option, enabling writable cgroups support"$/);
+    expect(enabled.stderr.split("\n")[0]).toMatch(
+      / level=info msg="Host cgroup mount has 'nsdelegate' option, enabling writable cgroups support"$/,
+    );
   });
 
   it("adjusts the cgroup mount when a runtime launches it", async () => {
@@ -48,6 +52,8 @@ steps: [{run-pod: web}, {create: app}]
       { pluginDir: dir, clock: "virtual" },
     );
     expect(report.failures).toEqual([]);
-    expect(report.steps[1].adjustment).toEqual({ mounts: [{ destination: "/sys/fs/cgroup", source: "cgroup", type: "cgroup", options: ["rw"] }] });
+    expect(report.steps[1].adjustment).toEqual({
+      mounts: [{ destination: "/sys/fs/cgroup", source: "cgroup", type: "cgroup", options: ["rw"] }],
+    });
   });
 });

@@ -41,8 +41,10 @@ function unescape(field: string): string {
     if (rest.length < 4) throw new Error(`bad escape sequence ${goQuote(shown(rest))}: too short`);
     const digits = rest.slice(1, 4);
     // the library's own formats lack an argument for this one
-    if (!/^[0-7]/.test(digits)) throw new Error(`bad escape sequence %!q(MISSING): not a digit${shown(rest.slice(0, 3))}`);
-    if (!/^[0-7]{3}$/.test(digits)) throw new Error(`bad escape sequence ${goQuote(shown(rest.slice(0, 3)))}: not a digit`);
+    if (!/^[0-7]/.test(digits))
+      throw new Error(`bad escape sequence %!q(MISSING): not a digit${shown(rest.slice(0, 3))}`);
+    if (!/^[0-7]{3}$/.test(digits))
+      throw new Error(`bad escape sequence ${goQuote(shown(rest.slice(0, 3)))}: not a digit`);
     // a byte: \777 wraps around as Go's byte arithmetic does
     out += String.fromCharCode(Number.parseInt(digits, 8) & 0xff);
     i += 3;
@@ -71,16 +73,24 @@ function parseLine(text: string): MountInfo {
       throw new Error(`parsing '${shown(fields[index])}' failed: ${what}: ${(error as Error).message}`);
     }
   };
-  const info = { mountpoint: field(4, "mount point"), fstype: field(sep + 1, "fstype"), source: field(sep + 2, "source"), vfsOptions: fields[sep + 3] };
+  const info = {
+    mountpoint: field(4, "mount point"),
+    fstype: field(sep + 1, "fstype"),
+    source: field(sep + 2, "source"),
+    vfsOptions: fields[sep + 3],
+  };
   const majorMinor = splitN3(fields[2]);
-  if (majorMinor.length !== 2) throw new Error(`parsing '${shown(text)}' failed: unexpected major:minor pair [${shown(majorMinor.join(" "))}]`);
+  if (majorMinor.length !== 2)
+    throw new Error(`parsing '${shown(text)}' failed: unexpected major:minor pair [${shown(majorMinor.join(" "))}]`);
   field(3, "root");
   return info;
 }
 
 /** Whether a mount is the host's cgroup v2 hierarchy. */
 function isCgroup2Root(info: MountInfo): boolean {
-  return info.fstype === "cgroup2" && (info.mountpoint === "/sys/fs/cgroup" || info.mountpoint === "/sys/fs/cgroup/unified");
+  return (
+    info.fstype === "cgroup2" && (info.mountpoint === "/sys/fs/cgroup" || info.mountpoint === "/sys/fs/cgroup/unified")
+  );
 }
 
 /**
@@ -110,8 +120,14 @@ export async function hostHasNsDelegate(path: string): Promise<boolean> {
     table = await readFile(path, "latin1");
   } catch (error) {
     // Go opens the file, then reads it: a directory opens, and fails to read
-    if (codeOf(error) === "EISDIR") throw new MountInfoError(`error scanning mount file: ${goPathError("read", path, error).message}`, { cause: error });
-    throw new MountInfoError(`failed to open mount file ${goQuote(path)}: ${goPathError("open", path, error).message}`, { cause: error });
+    if (codeOf(error) === "EISDIR")
+      throw new MountInfoError(`error scanning mount file: ${goPathError("read", path, error).message}`, {
+        cause: error,
+      });
+    throw new MountInfoError(
+      `failed to open mount file ${goQuote(path)}: ${goPathError("open", path, error).message}`,
+      { cause: error },
+    );
   }
   let mount: MountInfo | undefined;
   try {

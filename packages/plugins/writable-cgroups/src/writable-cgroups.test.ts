@@ -1,11 +1,19 @@
 import { ContainerAdjustment, Mount, PodSandbox } from "@nri-ts/api";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CGROUPS_MOUNT, CgroupMountError, readWriteOptions, WRITABLE_CGROUPS_ANNOTATION, writableCgroupsAdjustment } from "./writable-cgroups.js";
+import {
+  CGROUPS_MOUNT,
+  CgroupMountError,
+  readWriteOptions,
+  WRITABLE_CGROUPS_ANNOTATION,
+  writableCgroupsAdjustment,
+} from "./writable-cgroups.js";
 
-const cgroup = (...options: string[]) => Mount.fromPartial({ destination: CGROUPS_MOUNT, type: "cgroup", source: "cgroup", options });
+const cgroup = (...options: string[]) =>
+  Mount.fromPartial({ destination: CGROUPS_MOUNT, type: "cgroup", source: "cgroup", options });
 const ro = cgroup("ro", "nosuid", "noexec", "nodev", "nsdelegate");
-const pod = (annotations: Record<string, string>) => PodSandbox.fromPartial({ name: "web", namespace: "shop", annotations });
+const pod = (annotations: Record<string, string>) =>
+  PodSandbox.fromPartial({ name: "web", namespace: "shop", annotations });
 const adjust = (annotations: Record<string, string>, mounts: Mount[] = [ro], hostNsDelegate = true) =>
   writableCgroupsAdjustment({ pod: pod(annotations), container: { name: "app", mounts }, hostNsDelegate });
 
@@ -31,7 +39,9 @@ describe("writableCgroupsAdjustment", () => {
   });
 
   it("fails a container without a cgroup mount, with the Go plugin's error", () => {
-    expect(() => adjust(on, [])).toThrow(new CgroupMountError("no /sys/fs/cgroup mount found to modify, this is unexpected"));
+    expect(() => adjust(on, [])).toThrow(
+      new CgroupMountError("no /sys/fs/cgroup mount found to modify, this is unexpected"),
+    );
   });
 
   it("replaces a read-only cgroup mount with a read-write one", () => {
@@ -39,7 +49,9 @@ describe("writableCgroupsAdjustment", () => {
   });
 
   it("takes the pod-scoped key", () => {
-    expect(adjust({ [`${WRITABLE_CGROUPS_ANNOTATION}/pod`]: "true" })).toEqual(replaced("nosuid", "noexec", "nodev", "nsdelegate", "rw"));
+    expect(adjust({ [`${WRITABLE_CGROUPS_ANNOTATION}/pod`]: "true" })).toEqual(
+      replaced("nosuid", "noexec", "nodev", "nsdelegate", "rw"),
+    );
   });
 
   it("leaves a read-write mount alone", () => {
@@ -51,11 +63,15 @@ describe("writableCgroupsAdjustment", () => {
   });
 
   it("takes the container-scoped key", () => {
-    expect(adjust({ [`${WRITABLE_CGROUPS_ANNOTATION}/container.app`]: "true" })).toEqual(replaced("nosuid", "noexec", "nodev", "nsdelegate", "rw"));
+    expect(adjust({ [`${WRITABLE_CGROUPS_ANNOTATION}/container.app`]: "true" })).toEqual(
+      replaced("nosuid", "noexec", "nodev", "nsdelegate", "rw"),
+    );
   });
 
   it("lets the container's false beat the pod's true", () => {
-    expect(adjust({ [WRITABLE_CGROUPS_ANNOTATION]: "true", [`${WRITABLE_CGROUPS_ANNOTATION}/container.app`]: "false" })).toBeUndefined();
+    expect(
+      adjust({ [WRITABLE_CGROUPS_ANNOTATION]: "true", [`${WRITABLE_CGROUPS_ANNOTATION}/container.app`]: "false" }),
+    ).toBeUndefined();
   });
 
   it("ignores another container's key", () => {
@@ -64,15 +80,28 @@ describe("writableCgroupsAdjustment", () => {
 
   it("ignores the request when the host lacks nsdelegate, and says so", () => {
     const warnings: unknown[] = [];
-    const logger = { debug: () => {}, info: () => {}, error: () => {}, warn: (msg: unknown) => void warnings.push(msg) };
-    expect(writableCgroupsAdjustment({ pod: pod(on), container: { name: "app", mounts: [ro] }, hostNsDelegate: false }, logger)).toBeUndefined();
-    expect(warnings).toEqual(["cgroup mount on host does not have 'nsdelegate' option; ignoring request to make cgroups writable"]);
+    const logger = {
+      debug: () => {},
+      info: () => {},
+      error: () => {},
+      warn: (msg: unknown) => void warnings.push(msg),
+    };
+    expect(
+      writableCgroupsAdjustment(
+        { pod: pod(on), container: { name: "app", mounts: [ro] }, hostNsDelegate: false },
+        logger,
+      ),
+    ).toBeUndefined();
+    expect(warnings).toEqual([
+      "cgroup mount on host does not have 'nsdelegate' option; ignoring request to make cgroups writable",
+    ]);
   });
 });
 
 describe("the details", () => {
   it("wants exactly true: not True, not 1, not yes", () => {
-    for (const value of ["True", "TRUE", "1", "yes", " true", ""]) expect(adjust({ [WRITABLE_CGROUPS_ANNOTATION]: value })).toBeUndefined();
+    for (const value of ["True", "TRUE", "1", "yes", " true", ""])
+      expect(adjust({ [WRITABLE_CGROUPS_ANNOTATION]: value })).toBeUndefined();
   });
 
   it("drops every ro, keeps every rw and the rest in order", () => {
@@ -89,18 +118,40 @@ describe("the details", () => {
   });
 
   it("gives an adjustment, nothing, or the one CgroupMountError, for any annotations and mounts", () => {
-    const options = fc.array(fc.constantFrom("ro", "rw", "nosuid", "nodev", "noexec", "nsdelegate", ""), { maxLength: 5 });
-    const mount = fc.record({ destination: fc.constantFrom(CGROUPS_MOUNT, "/data", "/sys/fs/cgroup/"), type: fc.string(), source: fc.string(), options });
-    const key = fc.constantFrom(WRITABLE_CGROUPS_ANNOTATION, `${WRITABLE_CGROUPS_ANNOTATION}/pod`, `${WRITABLE_CGROUPS_ANNOTATION}/container.app`, "x");
+    const options = fc.array(fc.constantFrom("ro", "rw", "nosuid", "nodev", "noexec", "nsdelegate", ""), {
+      maxLength: 5,
+    });
+    const mount = fc.record({
+      destination: fc.constantFrom(CGROUPS_MOUNT, "/data", "/sys/fs/cgroup/"),
+      type: fc.string(),
+      source: fc.string(),
+      options,
+    });
+    const key = fc.constantFrom(
+      WRITABLE_CGROUPS_ANNOTATION,
+      `${WRITABLE_CGROUPS_ANNOTATION}/pod`,
+      `${WRITABLE_CGROUPS_ANNOTATION}/container.app`,
+      "x",
+    );
     fc.assert(
-      fc.property(fc.dictionary(key, fc.oneof(fc.constant("true"), fc.string())), fc.array(mount, { maxLength: 3 }), fc.boolean(), (annotations, mounts, ns) => {
-        try {
-          const result = adjust(annotations, mounts.map((m) => Mount.fromPartial(m)), ns);
-          if (result !== undefined) expect(result.mounts.map((m) => m.destination)).toEqual([CGROUPS_MOUNT, `-${CGROUPS_MOUNT}`]);
-        } catch (error) {
-          expect(error).toBeInstanceOf(CgroupMountError);
-        }
-      }),
+      fc.property(
+        fc.dictionary(key, fc.oneof(fc.constant("true"), fc.string())),
+        fc.array(mount, { maxLength: 3 }),
+        fc.boolean(),
+        (annotations, mounts, ns) => {
+          try {
+            const result = adjust(
+              annotations,
+              mounts.map((m) => Mount.fromPartial(m)),
+              ns,
+            );
+            if (result !== undefined)
+              expect(result.mounts.map((m) => m.destination)).toEqual([CGROUPS_MOUNT, `-${CGROUPS_MOUNT}`]);
+          } catch (error) {
+            expect(error).toBeInstanceOf(CgroupMountError);
+          }
+        },
+      ),
     );
   });
 });

@@ -7,7 +7,13 @@
  * `nsdelegate`, under which the kernel keeps a container from raising its
  * own limits while it manages cgroups below its own.
  */
-import { AdjustmentBuilder, type ContainerAdjustment, effectiveAnnotation, type Mount, type PodSandbox } from "@nri-ts/api";
+import {
+  AdjustmentBuilder,
+  type ContainerAdjustment,
+  effectiveAnnotation,
+  type Mount,
+  type PodSandbox,
+} from "@nri-ts/api";
 import type { Logger } from "@nri-ts/stub";
 
 /** The annotation, with the usual `/container.<name>` and `/pod` scopes. */
@@ -20,10 +26,19 @@ export class CgroupMountError extends Error {
   override readonly name = "CgroupMountError";
 }
 
-const quiet: Pick<Logger, "debug" | "info" | "warn" | "error"> = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+const quiet: Pick<Logger, "debug" | "info" | "warn" | "error"> = {
+  debug: () => {},
+  info: () => {},
+  warn: () => {},
+  error: () => {},
+};
 
 /** Whether the pod's annotations ask for writable cgroups for this container: the effective value is exactly `true`. */
-export function writableCgroupsWanted(pod: PodSandbox, container: string, logger: Pick<Logger, "debug"> = quiet): boolean {
+export function writableCgroupsWanted(
+  pod: PodSandbox,
+  container: string,
+  logger: Pick<Logger, "debug"> = quiet,
+): boolean {
   const value = effectiveAnnotation(pod, WRITABLE_CGROUPS_ANNOTATION, container);
   if (value === undefined) {
     logger.debug({ annotation: WRITABLE_CGROUPS_ANNOTATION }, "Annotation not found");
@@ -53,7 +68,10 @@ export interface WritableCgroupsInput {
  * nothing is asked, allowed or needed.
  * @throws CgroupMountError when asked and allowed but the container has no `/sys/fs/cgroup` mount
  */
-export function writableCgroupsAdjustment(input: WritableCgroupsInput, logger: Pick<Logger, "debug" | "info" | "warn" | "error"> = quiet): ContainerAdjustment | undefined {
+export function writableCgroupsAdjustment(
+  input: WritableCgroupsInput,
+  logger: Pick<Logger, "debug" | "info" | "warn" | "error"> = quiet,
+): ContainerAdjustment | undefined {
   if (!writableCgroupsWanted(input.pod, input.container.name, logger)) return undefined;
   if (!input.hostNsDelegate) {
     logger.warn("cgroup mount on host does not have 'nsdelegate' option; ignoring request to make cgroups writable");
