@@ -9,10 +9,10 @@ import {
 } from "@nri-ts/api";
 import { afterEach, describe, expect, test } from "vitest";
 import type { MergeEvent } from "./adaptation.js";
-import type { BuiltinHandlers } from "./builtin-plugin.js";
-import { ConflictError } from "./owners.js";
+import type { BuiltinHandlers } from "./transport/builtin-plugin.js";
+import { ConflictError } from "./merge/owners.js";
 import { container, createRequest, pod, TestRuntime } from "./test-runtime.js";
-import { ValidatorRejectedError } from "./validation.js";
+import { ValidatorRejectedError } from "./validation/validation.js";
 
 let runtime: TestRuntime | undefined;
 

@@ -30,26 +30,26 @@ import {
   type UpdatePodSandboxRequest,
   type UpdatePodSandboxResponse,
 } from "@nri-ts/api";
-import type { BuiltinHandlers, BuiltinPlugin } from "./builtin-plugin.js";
-import { CreateContainerResult } from "./create-container-result.js";
-import { defaultValidator } from "./default-validator.js";
-import type { DefaultValidatorConfig } from "./default-validator-config.js";
-import { type DiscoveredPlugin, discoverPlugins } from "./discovery.js";
+import type { BuiltinHandlers, BuiltinPlugin } from "./transport/builtin-plugin.js";
+import { CreateContainerResult } from "./merge/create-container-result.js";
+import { defaultValidator } from "./validation/default-validator.js";
+import type { DefaultValidatorConfig } from "./validation/default-validator-config.js";
+import { type DiscoveredPlugin, discoverPlugins } from "./launch/discovery.js";
 import type { PluginFailure } from "./failure-policy.js";
-import { closedWithin, exitText, launchPlugin, type LaunchedProcess } from "./launch.js";
-import { PluginListener } from "./listener.js";
+import { closedWithin, exitText, launchPlugin, type LaunchedProcess } from "./launch/launch.js";
+import { PluginListener } from "./transport/listener.js";
 import { Mutex, type Release, ReadWriteLock } from "./locks.js";
 import { type DeprecationRecorder, type Logger, type Metrics, noMetrics, silentLogger } from "./observability.js";
 import { Plugin, type PluginHost, type PluginKind, type RelayMethod } from "./plugin.js";
 import { comparePlugins } from "./plugin-order.js";
-import type { PluginRequest } from "./plugin-transport.js";
+import type { PluginRequest } from "./transport/plugin-transport.js";
 import {
   StopContainerResult,
   type MergedUpdateContainerResponse,
   UpdateContainerResult,
-} from "./update-container-result.js";
-import { firstValidationError } from "./validation.js";
-import { isWasm } from "./wasm-module.js";
+} from "./merge/update-container-result.js";
+import { firstValidationError } from "./validation/validation.js";
+import { isWasm } from "./transport/wasm/wasm-module.js";
 import { errorText } from "./error-text.js";
 
 /** How long a failed launched plugin's stderr may take to arrive before the failure is logged. */
@@ -654,7 +654,7 @@ export class Adaptation {
     if (await isWasm(found.path)) {
       this.#logger.info(`found WASM plugin ${found.path}`, { plugin: fullName });
       // loaded here, not on import: most runtimes host no WASM plugin (4 modules, about 0.6 MiB of RSS and 7 ms to load)
-      const { WasmTransport } = await import("./wasm-transport.js");
+      const { WasmTransport } = await import("./transport/wasm/wasm-transport.js");
       const wasm = await WasmTransport.load(found.path, {
         // a WASM plugin does not register; the registration timeout bounds its initialization instead
         timeoutMs: this.#registrationTimeoutMs,

@@ -1,6 +1,6 @@
 import type { FailurePolicy } from "@nri-ts/api";
 import type { PluginError } from "./plugin-error.js";
-import type { LocalFailure } from "./plugin-transport.js";
+import type { LocalFailure } from "./transport/plugin-transport.js";
 
 /**
  * A plugin failed a request (timed out, lost its connection, broke the

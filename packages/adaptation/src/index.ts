@@ -7,8 +7,8 @@
 // Merge engine: ownership, merged results, validation (pure, no transport).
 // where they were first; they live in @nri-ts/api now, for plugins too
 export { ANNOTATION_DOMAIN, effectiveAnnotation, REQUIRED_PLUGINS_ANNOTATION } from "@nri-ts/api";
-export { copyResources } from "./copy-resources.js";
-export { CreateContainerResult } from "./create-container-result.js";
+export { copyResources } from "./merge/copy-resources.js";
+export { CreateContainerResult } from "./merge/create-container-result.js";
 export {
   AnnotationValueError,
   DEFAULT_VALIDATOR_INDEX,
@@ -16,28 +16,28 @@ export {
   DefaultValidationError,
   checkDefaultValidation,
   defaultValidator,
-} from "./default-validator.js";
-export type { BuiltinValidator } from "./default-validator.js";
+} from "./validation/default-validator.js";
+export type { BuiltinValidator } from "./validation/default-validator.js";
 export {
   DefaultValidatorConfigError,
   defaultValidatorConfig,
   parseDefaultValidatorConfig,
-} from "./default-validator-config.js";
-export type { DefaultValidatorConfig } from "./default-validator-config.js";
-export { fieldName } from "./fields.js";
-export type { CompoundField, SimpleField } from "./fields.js";
-export { CreationUpdateError } from "./merge-updates.js";
-export type { MergedUpdate } from "./merge-updates.js";
+} from "./validation/default-validator-config.js";
+export type { DefaultValidatorConfig } from "./validation/default-validator-config.js";
+export { fieldName } from "./merge/fields.js";
+export type { CompoundField, SimpleField } from "./merge/fields.js";
+export { CreationUpdateError } from "./merge/merge-updates.js";
+export type { MergedUpdate } from "./merge/merge-updates.js";
 export type {
   FilledAdjustment,
   FilledContainer,
   FilledCreateContainerRequest,
   FilledResources,
   FilledUpdateContainerRequest,
-} from "./normalize.js";
-export { ConflictError, Ownership, compoundOwner, compoundOwners, simpleOwner } from "./owners.js";
-export { StopContainerResult, UpdateContainerResult } from "./update-container-result.js";
-export type { MergedUpdateContainerResponse, UpdatesResponse } from "./update-container-result.js";
+} from "./merge/normalize.js";
+export { ConflictError, Ownership, compoundOwner, compoundOwners, simpleOwner } from "./merge/owners.js";
+export { StopContainerResult, UpdateContainerResult } from "./merge/update-container-result.js";
+export type { MergedUpdateContainerResponse, UpdatesResponse } from "./merge/update-container-result.js";
 export {
   ValidationRequestBuilder,
   ValidatorFailedError,
@@ -45,8 +45,8 @@ export {
   firstValidationError,
   pluginMap,
   validationVerdict,
-} from "./validation.js";
-export { YamlListError, parseYamlStringList } from "./yaml-string-list.js";
+} from "./validation/validation.js";
+export { YamlListError, parseYamlStringList } from "./validation/yaml-string-list.js";
 
 // Hosting plugins: the adaptation, its plugins, their connections and errors.
 export {
@@ -63,8 +63,8 @@ export {
   type UnsolicitedUpdateOrigin,
   type UpdateFn,
 } from "./adaptation.js";
-export type { Awaitable, BuiltinHandlers, BuiltinPlugin } from "./builtin-plugin.js";
-export { DiscoveryError } from "./discovery.js";
+export type { Awaitable, BuiltinHandlers, BuiltinPlugin } from "./transport/builtin-plugin.js";
+export { DiscoveryError } from "./launch/discovery.js";
 export type { PluginFailure } from "./failure-policy.js";
 export {
   Deprecation,
@@ -77,5 +77,5 @@ export {
 } from "./observability.js";
 export { type PluginKind, PluginStartError } from "./plugin.js";
 export { PluginError } from "./plugin-error.js";
-export { CallFailure, type LocalFailure } from "./plugin-transport.js";
-export { SyncError } from "./sync-paging.js";
+export { CallFailure, type LocalFailure } from "./transport/plugin-transport.js";
+export { SyncError } from "./transport/sync-paging.js";

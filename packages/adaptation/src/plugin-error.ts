@@ -1,6 +1,6 @@
 import type { Status } from "nice-grpc-common";
 import { isPluginFailure } from "./failure-policy.js";
-import type { CallFailure, LocalFailure } from "./plugin-transport.js";
+import type { CallFailure, LocalFailure } from "./transport/plugin-transport.js";
 
 /**
  * A request to a plugin failed. Either the plugin answered with an error

@@ -18,8 +18,8 @@ import {
   type ValidateContainerAdjustmentRequest,
 } from "@nri-ts/api";
 import { Status } from "nice-grpc-common";
-import { type BuiltinHandlers, BuiltinTransport } from "./builtin-plugin.js";
-import { killPlugin } from "./launch.js";
+import { type BuiltinHandlers, BuiltinTransport } from "./transport/builtin-plugin.js";
+import { killPlugin } from "./launch/launch.js";
 import { dropsPlugin, type PluginFailure } from "./failure-policy.js";
 import { Deprecation, type DeprecationRecorder, type Logger, type Metrics } from "./observability.js";
 import { PluginError } from "./plugin-error.js";
@@ -29,11 +29,11 @@ import {
   type PluginRequest,
   type PluginResponse,
   type PluginTransport,
-} from "./plugin-transport.js";
-import { RemotePluginConnection } from "./remote-plugin.js";
-import { synchronizeInPages } from "./sync-paging.js";
-import { ValidatorFailedError, validationVerdict } from "./validation.js";
-import type { WasmTransport } from "./wasm-transport.js";
+} from "./transport/plugin-transport.js";
+import { RemotePluginConnection } from "./transport/remote-plugin.js";
+import { synchronizeInPages } from "./transport/sync-paging.js";
+import { ValidatorFailedError, validationVerdict } from "./validation/validation.js";
+import type { WasmTransport } from "./transport/wasm/wasm-transport.js";
 
 /**
  * How a plugin came to be: launched from the plugin directory, connected to

@@ -9,7 +9,7 @@ import {
   SecurityProfile_ProfileType,
 } from "@nri-ts/api";
 import type { DefaultValidatorConfig } from "./default-validator-config.js";
-import { compoundOwner, compoundOwners, simpleOwner } from "./owners.js";
+import { compoundOwner, compoundOwners, simpleOwner } from "../merge/owners.js";
 import { pluginMap } from "./validation.js";
 import { parseYamlStringList, YamlListError } from "./yaml-string-list.js";
 

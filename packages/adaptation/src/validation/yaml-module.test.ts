@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 describe("the yaml package", { timeout: 120_000 }, () => {
   /** Imports the package's entry point in a fresh process, runs `then` and prints whether `yaml` is loaded before and after. */
   function yamlLoaded(then: string): { before: boolean; after: boolean; stderr: string } {
-    const entry = pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), "index.ts")).href;
+    const entry = pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), "..", "index.ts")).href;
     const main = `import { createRequire } from "node:module";
       const adaptation = await import(${JSON.stringify(entry)});
       const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((file) => file.includes("/node_modules/yaml/"));

@@ -21,8 +21,8 @@ import {
   type PluginTransport,
 } from "./plugin-transport.js";
 import { goStatusText } from "./status-text.js";
-import { errorText } from "./error-text.js";
-import { encodePluginRequest } from "./request-encoding.js";
+import { errorText } from "../error-text.js";
+import { encodePluginRequest } from "../encoding/request-encoding.js";
 
 /** What the runtime side answers a connected plugin. */
 export interface RuntimeService {

@@ -1,5 +1,5 @@
 import { MAX_YAML_NESTING, yamlMayNestDeeperThan } from "@nri-ts/api";
-import { errorText } from "./error-text.js";
+import { errorText } from "../error-text.js";
 import { yaml } from "./yaml-module.js";
 
 /** Configuration of the builtin default validator; every switch defaults to off. */

@@ -7,7 +7,7 @@ import {
   type ValidateContainerAdjustmentRequest,
 } from "@nri-ts/api";
 import { begin, end } from "./field-writer.js";
-import type { PluginMethod, PluginRequest } from "./plugin-transport.js";
+import type { PluginMethod, PluginRequest } from "../transport/plugin-transport.js";
 import { writeContainer, writePod } from "./state-encoding.js";
 import { encodeSynchronizeRequest } from "./sync-encoding.js";
 import { encodeValidationRequest } from "./validation-encoding.js";

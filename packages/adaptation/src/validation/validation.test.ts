@@ -1,8 +1,8 @@
 import type { ValidateContainerAdjustmentRequest } from "@nri-ts/api";
 import { CreateContainerRequest, CreateContainerResponse, Field } from "@nri-ts/api";
 import { describe, expect, it } from "vitest";
-import { CreateContainerResult } from "./create-container-result.js";
-import { compoundOwner } from "./owners.js";
+import { CreateContainerResult } from "../merge/create-container-result.js";
+import { compoundOwner } from "../merge/owners.js";
 import {
   firstValidationError,
   pluginMap,

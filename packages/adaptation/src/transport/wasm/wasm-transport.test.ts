@@ -14,8 +14,8 @@ import {
 import fc from "fast-check";
 import { Status } from "nice-grpc-common";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { CallFailure, type PluginMethod, type PluginRequest } from "./plugin-transport.js";
-import { type ExportBehaviour, type TestModuleOptions, testWasmModule } from "./test-wasm-module.js";
+import { CallFailure, type PluginMethod, type PluginRequest } from "../plugin-transport.js";
+import { type ExportBehaviour, type TestModuleOptions, testWasmModule } from "../../test-wasm-module.js";
 import { exportName, WasmLoadError, type WasmLogLevel, WasmTransport } from "./wasm-transport.js";
 
 let dir: string;

@@ -9,7 +9,7 @@ import {
   SecurityProfile_ProfileType,
 } from "@nri-ts/api";
 import { describe, expect, it } from "vitest";
-import { CreateContainerResult } from "./create-container-result.js";
+import { CreateContainerResult } from "../merge/create-container-result.js";
 import {
   AnnotationValueError,
   checkDefaultValidation,
@@ -18,7 +18,7 @@ import {
 } from "./default-validator.js";
 import type { DefaultValidatorConfig } from "./default-validator-config.js";
 import { defaultValidatorConfig } from "./default-validator-config.js";
-import { Ownership } from "./owners.js";
+import { Ownership } from "../merge/owners.js";
 import { firstValidationError, validationVerdict } from "./validation.js";
 
 const config = (settings: Partial<DefaultValidatorConfig>): DefaultValidatorConfig => ({

@@ -5,7 +5,7 @@ import { UpdateMerger } from "./merge-updates.js";
 import type { FilledAdjustment, FilledCreateContainerRequest } from "./normalize.js";
 import { emptyAdjustment, fillCreateContainerRequest } from "./normalize.js";
 import { Ownership } from "./owners.js";
-import { ValidationRequestBuilder } from "./validation.js";
+import { ValidationRequestBuilder } from "../validation/validation.js";
 
 /**
  * The merged result of one CreateContainer request. Construct it with the

@@ -35,7 +35,7 @@ import {
   type PluginTransport,
 } from "./plugin-transport.js";
 import { DeadlineSignals } from "./deadline-signals.js";
-import { errorText } from "./error-text.js";
+import { errorText } from "../error-text.js";
 
 /** A value, or a promise of it. */
 export type Awaitable<T> = T | Promise<T>;

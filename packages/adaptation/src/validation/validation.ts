@@ -8,7 +8,7 @@ import type {
   ValidateContainerAdjustmentResponse,
 } from "@nri-ts/api";
 import { goQuote } from "@nri-ts/api";
-import { errorText } from "./error-text.js";
+import { errorText } from "../error-text.js";
 
 /**
  * Collects a ValidateContainerAdjustmentRequest while a container is

@@ -1,7 +1,7 @@
 import { lstat, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parsePluginName } from "@nri-ts/api";
-import { errorText } from "./error-text.js";
+import { errorText } from "../error-text.js";
 
 /** A plugin found in the plugin directory, to be launched. */
 export interface DiscoveredPlugin {

@@ -19,8 +19,8 @@ import { type FileHandle, open, readFile } from "node:fs/promises";
 import { Worker } from "node:worker_threads";
 import { decodeMessage, LogRequest, LogRequest_Level, type MessageType, PluginDefinition } from "@nri-ts/api";
 import { Status } from "nice-grpc-common";
-import { errorText } from "./error-text.js";
-import { encodePluginRequest } from "./request-encoding.js";
+import { errorText } from "../../error-text.js";
+import { encodePluginRequest } from "../../encoding/request-encoding.js";
 import {
   abortedFailure,
   CallFailure,
@@ -29,7 +29,7 @@ import {
   type PluginRequest,
   type PluginResponse,
   type PluginTransport,
-} from "./plugin-transport.js";
+} from "../plugin-transport.js";
 import { type ModuleNames, readModuleNames } from "./wasm-module.js";
 import { trapText } from "./wasm-trap.js";
 import { type WasmModule, webAssembly } from "./webassembly.js";
