@@ -4,10 +4,10 @@
 import { readFileSync } from "node:fs";
 import { extname } from "node:path";
 import { parseArgs } from "node:util";
-import type { ClockKind } from "./clock.js";
+import type { ClockKind } from "./run/clock.js";
 import { checkPluginIndex, checkPluginName } from "@nri-ts/api";
-import { defaultPluginIndex, type PluginSpec, pluginIdentity } from "./plugin-sources.js";
-import { parseDuration } from "./quantity.js";
+import { defaultPluginIndex, type PluginSpec, pluginIdentity } from "./plugins/plugin-sources.js";
+import { parseDuration } from "./scenario/quantity.js";
 
 export const USAGE = `usage: nri-sim run <scenario.yaml> [options]
        nri-sim check <scenario.yaml>

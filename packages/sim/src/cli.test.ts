@@ -3,11 +3,11 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PluginSetupError } from "./plugin-setup.js";
-import { pluginProgram } from "./program.js";
-import type { SimReport } from "./report.js";
+import { PluginSetupError } from "./plugins/plugin-setup.js";
+import { pluginProgram } from "./plugins/program.js";
+import type { SimReport } from "./report/report.js";
 import { runCli } from "./run-cli.js";
-import { simulate } from "./simulate.js";
+import { simulate } from "./run/simulate.js";
 
 const fixtures = join(import.meta.dirname, "fixtures");
 

@@ -1,17 +1,29 @@
 // Its types use Node's (pluginProgram's child processes): the reference stays in the .d.ts for projects with "types": [].
 /// <reference types="node" preserve="true" />
-export { type Change, ownerKey } from "./changes.js";
-export type { ClockKind } from "./clock.js";
-export { type ContainerView, containerView } from "./container-view.js";
-export { mismatches } from "./match.js";
-export { formatIssue, loadScenario, parseScenario, ScenarioError, scenarioFromObject } from "./parse-scenario.js";
-export { type Plain, plain } from "./plain.js";
-export { type AdjustmentView, type PlainMessage, type PlainOf, plainOf, type ResourcesView } from "./plain-of.js";
-export { PluginModuleError } from "./plugin-module.js";
-export { type PluginSpec } from "./plugin-sources.js";
-export { PluginSetupError, type PluginSetupFailure } from "./plugin-setup.js";
-export { type PluginProgram, pluginProgram, type ProgramRun } from "./program.js";
-export { formatBytes, parseDuration, parseQuantity } from "./quantity.js";
+export { type Change, ownerKey } from "./report/changes.js";
+export type { ClockKind } from "./run/clock.js";
+export { type ContainerView, containerView } from "./report/container-view.js";
+export { mismatches } from "./run/match.js";
+export {
+  formatIssue,
+  loadScenario,
+  parseScenario,
+  ScenarioError,
+  scenarioFromObject,
+} from "./scenario/parse-scenario.js";
+export { type Plain, plain } from "./report/plain.js";
+export {
+  type AdjustmentView,
+  type PlainMessage,
+  type PlainOf,
+  plainOf,
+  type ResourcesView,
+} from "./report/plain-of.js";
+export { PluginModuleError } from "./plugins/plugin-module.js";
+export { type PluginSpec } from "./plugins/plugin-sources.js";
+export { PluginSetupError, type PluginSetupFailure } from "./plugins/plugin-setup.js";
+export { type PluginProgram, pluginProgram, type ProgramRun } from "./plugins/program.js";
+export { formatBytes, parseDuration, parseQuantity } from "./scenario/quantity.js";
 export {
   renderEvents,
   renderExpectation,
@@ -20,7 +32,7 @@ export {
   renderSetup,
   renderStep,
   renderSummary,
-} from "./render-text.js";
+} from "./report/render-text.js";
 export type {
   DeliveredEvent,
   EvictionReport,
@@ -34,7 +46,7 @@ export type {
   StepReport,
   UpdateReport,
   VerdictReport,
-} from "./report.js";
+} from "./report/report.js";
 export type {
   ContainerSpec,
   EvictionSpec,
@@ -49,7 +61,7 @@ export type {
   StepBase,
   StepKind,
   UpdateSpec,
-} from "./scenario.js";
-export { type SetupReport, type SimObserver, simulate, type SimulateOptions } from "./simulate.js";
-export { colorWanted, makeStyle, type Style } from "./style.js";
-export type { ScenarioIssue } from "./yaml-value.js";
+} from "./scenario/scenario.js";
+export { type SetupReport, type SimObserver, simulate, type SimulateOptions } from "./run/simulate.js";
+export { colorWanted, makeStyle, type Style } from "./report/style.js";
+export type { ScenarioIssue } from "./scenario/yaml-value.js";

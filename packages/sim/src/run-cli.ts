@@ -6,13 +6,13 @@
 import { readFile } from "node:fs/promises";
 import { DefaultValidatorConfigError, parseDefaultValidatorConfig } from "@nri-ts/adaptation";
 import { parseCommandLine, USAGE, UsageError } from "./cli-args.js";
-import { loadScenario, ScenarioError } from "./parse-scenario.js";
-import { PluginModuleError } from "./plugin-module.js";
-import { PluginSetupError } from "./plugin-setup.js";
-import { ProgressLine, type ProgressStream } from "./progress.js";
-import { renderExpectation, renderHeader, renderSetup, renderStep, renderSummary } from "./render-text.js";
-import { simulate, type SimObserver } from "./simulate.js";
-import { colorWanted, makeStyle } from "./style.js";
+import { loadScenario, ScenarioError } from "./scenario/parse-scenario.js";
+import { PluginModuleError } from "./plugins/plugin-module.js";
+import { PluginSetupError } from "./plugins/plugin-setup.js";
+import { ProgressLine, type ProgressStream } from "./report/progress.js";
+import { renderExpectation, renderHeader, renderSetup, renderStep, renderSummary } from "./report/render-text.js";
+import { simulate, type SimObserver } from "./run/simulate.js";
+import { colorWanted, makeStyle } from "./report/style.js";
 
 export interface CliIo {
   stdout: ProgressStream;

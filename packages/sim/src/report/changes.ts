@@ -12,7 +12,7 @@ import type {
   OwningPlugins,
 } from "@nri-ts/api";
 import { clearRemovalMarker, Field, fieldToJSON, isMarkedForRemoval } from "@nri-ts/api";
-import { formatBytes } from "./quantity.js";
+import { formatBytes } from "../scenario/quantity.js";
 
 export interface Change {
   /** The ownership field, e.g. `Annotations`, `MemLimit`; absent for changes nobody owns (cgroup device rules). */

@@ -12,7 +12,7 @@ import {
   PodSandbox as PodSandboxFns,
 } from "@nri-ts/api";
 import { emptyResources } from "./container-parts.js";
-import type { ContainerSpec, PodSpec, Scenario } from "./scenario.js";
+import type { ContainerSpec, PodSpec, Scenario } from "../scenario/scenario.js";
 
 /** Nanoseconds since the Unix epoch, as the status fields carry them. */
 export type Clock = () => bigint;

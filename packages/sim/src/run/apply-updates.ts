@@ -9,10 +9,10 @@
  */
 import type { ContainerUpdate, OwningPlugins } from "@nri-ts/api";
 import { applyResources } from "./apply-resources.js";
-import { resourceUpdateChanges } from "./changes.js";
+import { resourceUpdateChanges } from "../report/changes.js";
 import { filledLinux } from "./container-parts.js";
-import { plainOf } from "./plain-of.js";
-import type { UpdateReport } from "./report.js";
+import { plainOf } from "../report/plain-of.js";
+import type { UpdateReport } from "../report/report.js";
 import type { SimRuntime } from "./runtime-state.js";
 
 export interface AppliedUpdates {

@@ -6,7 +6,7 @@
  * (`512Mi`) or as text; `0`, `""` and `false` also match an absent value,
  * since reports leave defaults out; `null` (or `~`) expects nothing there.
  */
-import { parseQuantity } from "./quantity.js";
+import { parseQuantity } from "../scenario/quantity.js";
 
 function show(value: unknown): string {
   if (value === undefined) return "nothing";

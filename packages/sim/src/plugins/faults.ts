@@ -7,7 +7,7 @@
  */
 import { eventName } from "@nri-ts/api";
 import { HANDLER_EVENTS, type HandlerContext, type Plugin } from "@nri-ts/stub";
-import type { FaultKind } from "./scenario.js";
+import type { FaultKind } from "../scenario/scenario.js";
 
 /** A fault armed for the next matching request. */
 export interface ArmedFault {

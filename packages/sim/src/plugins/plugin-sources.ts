@@ -23,7 +23,7 @@ import { childNodeOptions, RUNNING_FROM_SOURCES } from "./node-options.js";
 import { FAULT_ARMED_MARK, FAULT_DISARMED_MARK, FAULT_FIRED_MARK, HANDLER_DONE_MARK } from "./output-marks.js";
 import { pluginStubLogger } from "./plugin-log.js";
 import { LastLines, PluginSetupError, type PluginSetupFailure, within } from "./plugin-setup.js";
-import type { PluginSource } from "./report.js";
+import type { PluginSource } from "../report/report.js";
 
 /** How long the output of a module plugin that ended may take to arrive. */
 const OUTPUT_GRACE_MS = 1000;

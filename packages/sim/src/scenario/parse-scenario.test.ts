@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseScenario, ScenarioError, scenarioFromObject } from "./parse-scenario.js";
 
-const scenarios = join(import.meta.dirname, "..", "scenarios");
+const scenarios = join(import.meta.dirname, "..", "..", "scenarios");
 
 function errorOf(text: string): string {
   try {

@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pluginProgram } from "./program.js";
-import { simulate } from "./simulate.js";
+import { simulate } from "../run/simulate.js";
 
-const launched = pluginProgram(join(import.meta.dirname, "fixtures", "launched.ts"));
-const logging = pluginProgram(join(import.meta.dirname, "fixtures", "launched-logger.ts"));
+const launched = pluginProgram(join(import.meta.dirname, "..", "fixtures", "launched.ts"));
+const logging = pluginProgram(join(import.meta.dirname, "..", "fixtures", "launched-logger.ts"));
 
 // Each test starts Node with tsx, which takes seconds on a busy machine.
 describe("pluginProgram", { timeout: 120_000 }, () => {

@@ -2,11 +2,11 @@
  * Checks one `expect:` entry against the report of its step (and the
  * containers as they are right after it).
  */
-import { ownerKey } from "./changes.js";
+import { ownerKey } from "../report/changes.js";
 import { mismatches } from "./match.js";
-import type { ExpectationReport, StepReport } from "./report.js";
-import type { Expectation } from "./scenario.js";
-import type { Plain } from "./plain.js";
+import type { ExpectationReport, StepReport } from "../report/report.js";
+import type { Expectation } from "../scenario/scenario.js";
+import type { Plain } from "../report/plain.js";
 
 /** The view of each container the expectation names, keyed like `Expectation.containers`. */
 export type ContainerViews = (key: string) => { [key: string]: Plain } | undefined;

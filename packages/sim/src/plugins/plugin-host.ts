@@ -21,7 +21,7 @@ import {
 } from "./output-marks.js";
 import { pluginStubLogger } from "./plugin-log.js";
 import { pluginFromModule } from "./plugin-module.js";
-import { errorText } from "./error-text.js";
+import { errorText } from "../error-text.js";
 
 process.stderr.write = process.stdout.write.bind(process.stdout) as typeof process.stderr.write;
 

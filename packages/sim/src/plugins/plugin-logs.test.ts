@@ -4,14 +4,14 @@
  */
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import infoLogger from "./fixtures/info-logger.js";
-import { readableLogLine } from "./log-line.js";
-import { renderSetup, renderStep } from "./render-text.js";
-import type { OutputLine } from "./report.js";
-import { simulate } from "./simulate.js";
-import { makeStyle } from "./style.js";
+import infoLogger from "../fixtures/info-logger.js";
+import { readableLogLine } from "../report/log-line.js";
+import { renderSetup, renderStep } from "../report/render-text.js";
+import type { OutputLine } from "../report/report.js";
+import { simulate } from "../run/simulate.js";
+import { makeStyle } from "../report/style.js";
 
-const module = fileURLToPath(new URL("./fixtures/info-logger.ts", import.meta.url));
+const module = fileURLToPath(new URL("../fixtures/info-logger.ts", import.meta.url));
 const SCENARIO = "pods: [{name: web}]\ncontainers: [{name: app, pod: web}]\nsteps: [{run-pod: web}, {create: app}]\n";
 const plain = makeStyle(false);
 

@@ -6,7 +6,7 @@
 import { AdjustmentBuilder, UpdateBuilder } from "@nri-ts/api";
 import { definePlugin } from "@nri-ts/stub";
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { simulate } from "./simulate.js";
+import { simulate } from "../run/simulate.js";
 
 const plugin = definePlugin({
   createContainer: (_pod, container) => ({

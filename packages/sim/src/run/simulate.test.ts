@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Plugin, silentLogger, Stub } from "@nri-ts/stub";
 import { describe, expect, it } from "vitest";
-import { parseScenario } from "./parse-scenario.js";
-import { renderStep } from "./render-text.js";
-import type { StepReport } from "./report.js";
+import { parseScenario } from "../scenario/parse-scenario.js";
+import { renderStep } from "../report/render-text.js";
+import type { StepReport } from "../report/report.js";
 import { simulate } from "./simulate.js";
 
 const lifecycle = `

@@ -1,15 +1,15 @@
 import { fileURLToPath } from "node:url";
 import type { Plugin } from "@nri-ts/stub";
 import { describe, expect, it } from "vitest";
-import { loadScenario, parseScenario, type ScenarioError } from "./parse-scenario.js";
-import { PluginSetupError } from "./plugin-setup.js";
-import { renderStep } from "./render-text.js";
-import type { StepReport } from "./report.js";
+import { loadScenario, parseScenario, type ScenarioError } from "../scenario/parse-scenario.js";
+import { PluginSetupError } from "../plugins/plugin-setup.js";
+import { renderStep } from "../report/render-text.js";
+import type { StepReport } from "../report/report.js";
 import { simulate } from "./simulate.js";
 
-const annotate = fileURLToPath(new URL("./fixtures/annotate.ts", import.meta.url));
-const shippedScenario = fileURLToPath(new URL("../scenarios/failure-policy.yaml", import.meta.url));
-const logger = fileURLToPath(new URL("../../plugins/logger/src/index.ts", import.meta.url));
+const annotate = fileURLToPath(new URL("../fixtures/annotate.ts", import.meta.url));
+const shippedScenario = fileURLToPath(new URL("../../scenarios/failure-policy.yaml", import.meta.url));
+const logger = fileURLToPath(new URL("../../../plugins/logger/src/index.ts", import.meta.url));
 
 const net: Plugin = {
   createContainer: () => ({ env: [{ key: "NET", value: "up" }] }),

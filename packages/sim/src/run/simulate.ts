@@ -13,10 +13,10 @@ import { Adaptation, type DefaultValidatorConfig, DiscoveryError, type Logger } 
 import type { Plugin, Stub } from "@nri-ts/stub";
 import { applyUpdates } from "./apply-updates.js";
 import { type ClockKind, SimClock } from "./clock.js";
-import { containerView } from "./container-view.js";
+import { containerView } from "../report/container-view.js";
 import { checkExpectation } from "./expect.js";
-import { parseScenario, scenarioFromObject } from "./parse-scenario.js";
-import { asPlain } from "./plain-of.js";
+import { parseScenario, scenarioFromObject } from "../scenario/parse-scenario.js";
+import { asPlain } from "../report/plain-of.js";
 import {
   type ConnectedPlugin,
   defaultPluginIndex,
@@ -27,7 +27,7 @@ import {
   preparePluginDirs,
   startModulePlugin,
   startObjectPlugin,
-} from "./plugin-sources.js";
+} from "../plugins/plugin-sources.js";
 import {
   checkPluginFiles,
   LastLines,
@@ -35,13 +35,13 @@ import {
   notAProgramHint,
   PluginSetupError,
   type PluginSetupFailure,
-} from "./plugin-setup.js";
+} from "../plugins/plugin-setup.js";
 import { Recorder } from "./recorder.js";
-import type { ExpectationReport, FaultReport, PluginInfo, SimReport, StepReport } from "./report.js";
+import type { ExpectationReport, FaultReport, PluginInfo, SimReport, StepReport } from "../report/report.js";
 import { SimRuntime } from "./runtime-state.js";
-import type { Scenario, Step } from "./scenario.js";
+import type { Scenario, Step } from "../scenario/scenario.js";
 import { StepRunner } from "./step-runner.js";
-import { errorText } from "./error-text.js";
+import { errorText } from "../error-text.js";
 
 /** The report's head: known once the plugins are connected. */
 export type SetupReport = Pick<SimReport, "scenario" | "file" | "runtime" | "plugins" | "setup">;

@@ -1,6 +1,6 @@
 import { ContainerState } from "@nri-ts/api";
 import { describe, expect, it } from "vitest";
-import { parseScenario } from "./parse-scenario.js";
+import { parseScenario } from "../scenario/parse-scenario.js";
 import { exitStatus, LifecycleError, SimRuntime } from "./runtime-state.js";
 
 const scenario = parseScenario(`

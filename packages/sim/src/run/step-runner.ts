@@ -14,14 +14,14 @@ import { Container, LinuxResources as LinuxResourcesFns, PodSandbox } from "@nri
 import { applyAdjustment } from "./apply-adjustment.js";
 import { applyResources } from "./apply-resources.js";
 import { applyUpdates } from "./apply-updates.js";
-import { adjustmentChanges, type Change } from "./changes.js";
+import { adjustmentChanges, type Change } from "../report/changes.js";
 import { filledLinux } from "./container-parts.js";
-import { type AdjustmentView, plainOf } from "./plain-of.js";
+import { type AdjustmentView, plainOf } from "../report/plain-of.js";
 import type { Recorder } from "./recorder.js";
-import type { VerdictReport } from "./report.js";
+import type { VerdictReport } from "../report/report.js";
 import { type ExitStatus, exitStatus, LifecycleError, type SimContainer, type SimRuntime } from "./runtime-state.js";
-import type { EvictionSpec, Step, UpdateSpec } from "./scenario.js";
-import { errorText } from "./error-text.js";
+import type { EvictionSpec, Step, UpdateSpec } from "../scenario/scenario.js";
+import { errorText } from "../error-text.js";
 
 /** The requests the runtime sends through the adaptation. */
 export type NriRequests = Pick<

@@ -6,7 +6,7 @@
  */
 import type { OwningPlugins } from "@nri-ts/api";
 import type { Metrics, PluginFailure } from "@nri-ts/adaptation";
-import type { DeliveredEvent, EvictionReport, FailureReport, OutputLine, UpdateReport } from "./report.js";
+import type { DeliveredEvent, EvictionReport, FailureReport, OutputLine, UpdateReport } from "../report/report.js";
 
 export class StepRecord {
   readonly events: DeliveredEvent[] = [];
