@@ -5,10 +5,10 @@
  */
 import { parseArgs } from "node:util";
 import { ClientError, Status } from "nice-grpc-common";
-import { AddressError } from "./address.js";
+import { AddressError } from "./outputs/address.js";
 import { connectExitReporter, DEFAULT_ADDRESS } from "./client.js";
 import type { ExitFilter } from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
-import { exitRecordToJson } from "./json-record.js";
+import { exitRecordToJson } from "./outputs/json-record.js";
 import { exitLine, exitTable, styleFor } from "./render.js";
 
 export const USAGE = `Usage: nri-exits <command> [options]

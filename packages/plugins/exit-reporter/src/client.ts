@@ -3,7 +3,7 @@
  * plugins that attach causes.
  */
 import { type Client, createChannel, createClient } from "nice-grpc";
-import { grpcTarget, parseAddress } from "./address.js";
+import { grpcTarget, parseAddress } from "./outputs/address.js";
 import { DEFAULT_GRPC_SOCKET } from "./config.js";
 import { ExitReporterServiceDefinition } from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
 

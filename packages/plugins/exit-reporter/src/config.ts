@@ -7,12 +7,12 @@
  */
 import { MAX_YAML_NESTING, yamlMayNestDeeperThan } from "@nri-ts/api";
 import { parse } from "yaml";
-import { type Address, AddressError, parseAddress } from "./address.js";
-import { DeclarationError, parseExitCodeTable } from "./annotations.js";
-import { type WrapperPrefix, wrapperPrefixProblem } from "./command.js";
-import { DEFAULT_RECENT, DEFAULT_SUBSCRIBER_BUFFER } from "./exit-hub.js";
-import { KMSG } from "./kernel-oom-log.js";
-import { DEFAULT_MAX_NAMESPACES } from "./metrics.js";
+import { type Address, AddressError, parseAddress } from "./outputs/address.js";
+import { DeclarationError, parseExitCodeTable } from "./record/annotations.js";
+import { type WrapperPrefix, wrapperPrefixProblem } from "./record/command.js";
+import { DEFAULT_RECENT, DEFAULT_SUBSCRIBER_BUFFER } from "./outputs/exit-hub.js";
+import { KMSG } from "./oom/kernel-oom-log.js";
+import { DEFAULT_MAX_NAMESPACES } from "./outputs/metrics.js";
 
 export const DEFAULT_GRPC_SOCKET = "/var/run/nri/exit-reporter.sock";
 

@@ -5,17 +5,17 @@ import { decodeConfig } from "./config.js";
 import { createExitReporterPlugin } from "./plugin.js";
 import { ExitReporter } from "./reporter.js";
 
-export { type Address, AddressError, formatAddress, parseAddress } from "./address.js";
-export { CAUSE_ANNOTATION, EXIT_CODES_ANNOTATION } from "./annotations.js";
-export { type DeclaredCause } from "./causes.js";
-export { type CgroupLayout, cgroupDirectory, findMemoryCgroup, memoryCgroupFromMountinfo } from "./cgroups.js";
+export { type Address, AddressError, formatAddress, parseAddress } from "./outputs/address.js";
+export { CAUSE_ANNOTATION, EXIT_CODES_ANNOTATION } from "./record/annotations.js";
+export { type DeclaredCause } from "./record/causes.js";
+export { type CgroupLayout, cgroupDirectory, findMemoryCgroup, memoryCgroupFromMountinfo } from "./oom/cgroups.js";
 export {
   connectExitReporter,
   DEFAULT_ADDRESS,
   type ExitReporterClient,
   type ExitReporterConnection,
 } from "./client.js";
-export { type Command, formatCommand, stripWrapper, type WrapperPrefix } from "./command.js";
+export { type Command, formatCommand, stripWrapper, type WrapperPrefix } from "./record/command.js";
 export {
   type ConfigDefaults,
   DEFAULT_GRPC_SOCKET,
@@ -27,14 +27,14 @@ export {
   type JsonLinesConfig,
   type PrometheusConfig,
 } from "./config.js";
-export { matchesFilter } from "./exit-hub.js";
+export { matchesFilter } from "./outputs/exit-hub.js";
 export * from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
-export { exitRecordToJson } from "./json-record.js";
-export { codeClass, KNOWN_REASONS } from "./metrics.js";
-export { checkOom } from "./oom.js";
-export type { DropListener, ExitOutput } from "./output.js";
+export { exitRecordToJson } from "./outputs/json-record.js";
+export { codeClass, KNOWN_REASONS } from "./outputs/metrics.js";
+export { checkOom } from "./oom/oom.js";
+export type { DropListener, ExitOutput } from "./outputs/output.js";
 export { createExitReporterPlugin, type ExitReporterPluginOptions } from "./plugin.js";
-export { buildExitRecord, type ExitEvent, type RecordInput } from "./record.js";
+export { buildExitRecord, type ExitEvent, type RecordInput } from "./record/record.js";
 export { ExitReporter, type ExitReporterOptions } from "./reporter.js";
 
 /**

@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { connectExitReporter } from "./client.js";
 import { decodeConfig } from "./config.js";
 import type { ExitRecord } from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
-import type { ExitOutput } from "./output.js";
+import type { ExitOutput } from "./outputs/output.js";
 import { createExitReporterPlugin } from "./plugin.js";
 import { ExitReporter } from "./reporter.js";
 

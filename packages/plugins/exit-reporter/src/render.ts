@@ -4,9 +4,9 @@
  */
 import { formatTimestampNs } from "@nri-ts/api";
 import { styleText } from "node:util";
-import { formatRunTime } from "./explanation.js";
+import { formatRunTime } from "./record/explanation.js";
 import type { ExitRecord } from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
-import { sourceWord } from "./json-record.js";
+import { sourceWord } from "./outputs/json-record.js";
 
 type Format = Parameters<typeof styleText>[0];
 

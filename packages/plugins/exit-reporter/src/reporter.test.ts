@@ -6,9 +6,9 @@ import { createLogger } from "@nri-ts/stub";
 import { ServerError, Status } from "nice-grpc-common";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { decodeConfig } from "./config.js";
-import { DropLog } from "./drop-log.js";
+import { DropLog } from "./outputs/drop-log.js";
 import { type ExitRecord, OomVerdict, Source } from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
-import type { ExitOutput } from "./output.js";
+import type { ExitOutput } from "./outputs/output.js";
 import { ExitReporter } from "./reporter.js";
 
 /** An output of our own (ExitReporterOptions.outputs) that keeps what it is given. */

@@ -8,13 +8,13 @@ import type { Container, PodSandbox } from "@nri-ts/api";
 import { dateToNs } from "@nri-ts/api";
 import { type Logger, silentLogger } from "@nri-ts/stub";
 import { ServerError, Status } from "nice-grpc-common";
-import { readDeclarations } from "./annotations.js";
-import { CauseBook, causeProblem } from "./causes.js";
-import { type CgroupLayout, cgroupDirectory, findMemoryCgroup } from "./cgroups.js";
+import { readDeclarations } from "./record/annotations.js";
+import { CauseBook, causeProblem } from "./record/causes.js";
+import { type CgroupLayout, cgroupDirectory, findMemoryCgroup } from "./oom/cgroups.js";
 import type { ExitReporterConfig } from "./config.js";
-import { DropLog } from "./drop-log.js";
-import { exitFacts, wantsOomCheck } from "./exit-facts.js";
-import { ExitTracker } from "./exit-tracker.js";
+import { DropLog } from "./outputs/drop-log.js";
+import { exitFacts, wantsOomCheck } from "./record/exit-facts.js";
+import { ExitTracker } from "./record/exit-tracker.js";
 import {
   type AttachCauseRequest,
   type AttachCauseResponse,
@@ -23,12 +23,12 @@ import {
   OomVerdict,
   Source,
 } from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
-import { KernelOomLog } from "./kernel-oom-log.js";
-import { checkOom } from "./oom.js";
-import { PrometheusOutput } from "./metrics.js";
-import type { ExitOutput } from "./output.js";
-import { startOutputs } from "./outputs.js";
-import { buildExitRecord, type ExitEvent, NOT_CHECKED } from "./record.js";
+import { KernelOomLog } from "./oom/kernel-oom-log.js";
+import { checkOom } from "./oom/oom.js";
+import { PrometheusOutput } from "./outputs/metrics.js";
+import type { ExitOutput } from "./outputs/output.js";
+import { startOutputs } from "./outputs/outputs.js";
+import { buildExitRecord, type ExitEvent, NOT_CHECKED } from "./record/record.js";
 
 export interface ExitReporterOptions {
   logger?: Logger;

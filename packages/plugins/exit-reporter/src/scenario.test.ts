@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectExitReporter, type ExitReporterConnection } from "./client.js";
 import { decodeConfig } from "./config.js";
 import type { ExitRecord } from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
-import { PrometheusOutput } from "./metrics.js";
+import { PrometheusOutput } from "./outputs/metrics.js";
 import { createExitReporterPlugin } from "./plugin.js";
 import { ExitReporter } from "./reporter.js";
 

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CgroupLayout, findMemoryCgroup, memoryCgroupUnder } from "./cgroups.js";
-import { OomVerdict } from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
+import { OomVerdict } from "../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
 import { KernelOomLog } from "./kernel-oom-log.js";
 import { checkOom, oomKillCount } from "./oom.js";
 

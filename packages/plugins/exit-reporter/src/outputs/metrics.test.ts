@@ -1,6 +1,6 @@
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { afterEach, describe, expect, it } from "vitest";
-import { ExitRecord } from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
+import { ExitRecord } from "../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
 import { codeClass, PrometheusOutput } from "./metrics.js";
 
 function exit(fields: Partial<ExitRecord>): ExitRecord {

@@ -9,7 +9,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type CgroupLayout, cgroupDirectory, cgroupPathOnDisk } from "./cgroups.js";
-import { type OomCheck, OomVerdict } from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
+import { type OomCheck, OomVerdict } from "../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
 
 const COUNTER_FILE = { 1: "memory.oom_control", 2: "memory.events" } as const;
 

@@ -4,8 +4,8 @@
  * which output failed and why.
  */
 import type { Writable } from "node:stream";
-import type { AttachCauseRequest, AttachCauseResponse } from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
-import type { ExitReporterConfig } from "./config.js";
+import type { AttachCauseRequest, AttachCauseResponse } from "../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
+import type { ExitReporterConfig } from "../config.js";
 import { GrpcOutput } from "./grpc-output.js";
 import { JsonLinesOutput } from "./json-lines.js";
 import { RotatingFile, streamSink } from "./line-sinks.js";

@@ -8,7 +8,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Counter, Histogram, Registry } from "prom-client";
-import type { ExitRecord } from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
+import type { ExitRecord } from "../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
 import type { ExitOutput } from "./output.js";
 
 /** Reasons that get a label value of their own; others count as `Other`. */

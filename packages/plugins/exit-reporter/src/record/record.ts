@@ -8,7 +8,7 @@ import { causeApplies, type DeclaredCause } from "./causes.js";
 import { stripWrapper, type WrapperPrefix } from "./command.js";
 import { type ExitFacts, exitFacts } from "./exit-facts.js";
 import { explainExit } from "./explanation.js";
-import { type ExitRecord, type OomCheck, OomVerdict, Source } from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
+import { type ExitRecord, type OomCheck, OomVerdict, Source } from "../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
 
 /** The NRI events an exit is reported from. */
 export type ExitEvent = "StopContainer" | "RemoveContainer";

@@ -6,7 +6,7 @@ import { formatDurationNs } from "@nri-ts/api";
 import { formatCommand } from "./command.js";
 import type { DeclaredCause } from "./causes.js";
 import type { ExitFacts } from "./exit-facts.js";
-import { type OomCheck, OomVerdict, Source } from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
+import { type OomCheck, OomVerdict, Source } from "../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
 
 export interface ExplanationInput {
   facts: ExitFacts;

@@ -5,7 +5,7 @@
  * stream ended with RESOURCE_EXHAUSTED, and the reason logged.
  */
 import { ServerError, Status } from "nice-grpc-common";
-import type { ExitFilter, ExitRecord } from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
+import type { ExitFilter, ExitRecord } from "../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
 import { Subscription } from "./subscription.js";
 
 export const DEFAULT_RECENT = 1000;

@@ -5,7 +5,7 @@
  * full disk), records are dropped and counted, never waited for.
  */
 import { exitRecordToJson } from "./json-record.js";
-import type { ExitRecord } from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
+import type { ExitRecord } from "../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
 import type { LineSink } from "./line-sinks.js";
 import type { DropListener, ExitOutput } from "./output.js";
 

@@ -1,7 +1,7 @@
 import { Container, PodSandbox } from "@nri-ts/api";
 import { describe, expect, it } from "vitest";
 import { readDeclarations } from "./annotations.js";
-import { Source } from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
+import { Source } from "../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
 
 function read(podAnnotations: Record<string, string>, containerAnnotations: Record<string, string> = {}) {
   return readDeclarations(

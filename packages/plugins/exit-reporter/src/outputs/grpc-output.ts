@@ -12,7 +12,7 @@ import {
   type AttachCauseResponse,
   type ExitRecord,
   ExitReporterServiceDefinition,
-} from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
+} from "../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
 import type { ExitOutput } from "./output.js";
 import { clearStaleSocket } from "./unix-socket.js";
 

@@ -3,7 +3,7 @@
  * service. `publish` never blocks and never throws at its caller: an
  * output that cannot keep up drops records and says so through `onDrop`.
  */
-import type { ExitRecord } from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
+import type { ExitRecord } from "../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
 
 export interface ExitOutput {
   /** `json-lines`, `prometheus` or `grpc`. */

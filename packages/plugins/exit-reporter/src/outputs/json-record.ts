@@ -5,7 +5,7 @@
  * left out.
  */
 import { formatTimestampNs } from "@nri-ts/api";
-import { type ExitRecord, OomVerdict, Source } from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
+import { type ExitRecord, OomVerdict, Source } from "../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
 
 const SOURCES: Readonly<Record<number, string>> = {
   [Source.SOURCE_RUNTIME]: "runtime",

@@ -1,7 +1,7 @@
 import { Container, ContainerState, type DeepPartial, PodSandbox } from "@nri-ts/api";
 import { describe, expect, it } from "vitest";
 import type { DeclaredCause } from "./causes.js";
-import { type ExitRecord, type OomCheck, OomVerdict, Source } from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
+import { type ExitRecord, type OomCheck, OomVerdict, Source } from "../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
 import { buildExitRecord, NOT_CHECKED, type RecordInput } from "./record.js";
 
 const S = 1_000_000_000n;

@@ -20,7 +20,7 @@ import type { Container, PodSandbox } from "@nri-ts/api";
 import { MAX_YAML_NESTING, yamlMayNestDeeperThan } from "@nri-ts/api";
 import { parse } from "yaml";
 import { causeProblem, type DeclaredCause } from "./causes.js";
-import { Source } from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
+import { Source } from "../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
 
 export const EXIT_CODES_ANNOTATION = "exit-codes.exit-reporter.nri-ts.dev";
 export const CAUSE_ANNOTATION = "cause.exit-reporter.nri-ts.dev";

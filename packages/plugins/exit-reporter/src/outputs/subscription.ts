@@ -3,7 +3,7 @@
  * without waiting, emptied by the watcher's stream. A watcher whose queue
  * is full is dropped, never waited for.
  */
-import type { ExitRecord } from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
+import type { ExitRecord } from "../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
 
 export class Subscription implements AsyncIterableIterator<ExitRecord> {
   private readonly queue: ExitRecord[] = [];

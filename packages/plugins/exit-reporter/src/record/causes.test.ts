@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CauseBook, causeApplies, causeProblem, type DeclaredCause } from "./causes.js";
-import { Source } from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
+import { Source } from "../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
 
 const evicted: DeclaredCause = {
   declaredBy: "10-evictor",

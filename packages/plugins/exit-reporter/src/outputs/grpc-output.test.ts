@@ -6,9 +6,9 @@ import { join } from "node:path";
 import { setImmediate } from "node:timers/promises";
 import { ClientError, Status } from "nice-grpc-common";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { connectExitReporter, type ExitReporterConnection } from "./client.js";
+import { connectExitReporter, type ExitReporterConnection } from "../client.js";
 import { ExitHub } from "./exit-hub.js";
-import { ExitRecord } from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
+import { ExitRecord } from "../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
 import { GrpcOutput } from "./grpc-output.js";
 
 function exit(sequence: number, fields: Partial<ExitRecord> = {}): ExitRecord {

@@ -16,7 +16,7 @@
  */
 import { constants, type FileHandle, open } from "node:fs/promises";
 import { uptime } from "node:os";
-import { BoundedMap } from "./bounded-map.js";
+import { BoundedMap } from "../record/bounded-map.js";
 
 export const KMSG = "/dev/kmsg";
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { setImmediate } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ExitRecord } from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
+import { ExitRecord } from "../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
 import { JsonLinesOutput } from "./json-lines.js";
 import { RotatingFile, streamSink } from "./line-sinks.js";
 
