@@ -3,6 +3,7 @@ import { ServerError, Status } from "nice-grpc-common";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import type { Metrics } from "./observability.js";
 import { PluginError } from "./plugin-error.js";
+import { PLUGIN_TEXT_LIMIT } from "./plugin-text.js";
 import type { PluginHandlers } from "./scripted-plugin.js";
 import { container, createRequest, pod, TestRuntime } from "./test-runtime.js";
 
@@ -74,6 +75,25 @@ describe("a plugin's error fails the request; a local failure drops the plugin",
     });
     expect(called).toEqual(["00-first", "10-failing"]);
     expect(runtime.pluginNames).toEqual(["00-first", "10-failing", "20-last"]);
+  });
+
+  test("an error text of 3 MiB is cut to its head, marked, as any text from a plugin", async () => {
+    await runtime.adaptation.start();
+    const text = "e".repeat(3 * 1024 * 1024);
+    await attachAll([
+      "10",
+      "verbose",
+      {
+        startContainer: async () => {
+          throw new Error(text);
+        },
+      },
+    ]);
+    const head = `${"e".repeat(PLUGIN_TEXT_LIMIT)}… [${text.length - PLUGIN_TEXT_LIMIT} more bytes]`;
+    await expect(runtime.adaptation.startContainer({ pod: pod0, container: ctr0 })).rejects.toMatchObject({
+      message: `rpc error: code = Unknown desc = ${head}`,
+      details: head,
+    });
   });
 
   test("a status answer keeps its code in Go's text", async () => {

@@ -15,10 +15,14 @@ export type ExportBehaviour =
   | { answer: Uint8Array }
   /** Answers with this error text. */
   | { error: string }
+  /** Answers with an error text of this many bytes (NULs) at 1 MiB into its memory, which it grows to hold them. */
+  | { errorBytes: number }
   /** Passes the request bytes to the host's log function as if they were a LogRequest, then answers. */
   | { logRequest: true; answer?: Uint8Array }
   /** Passes each of these (encoded LogRequests, or anything) to the host's log function, then answers. */
   | { log: Uint8Array[]; answer?: Uint8Array }
+  /** Passes this (an encoded LogRequest) to the host's log function over and over, `times` times or forever. */
+  | { logLoop: Uint8Array; times?: number }
   /** Executes `unreachable` in a helper function it calls (two frames on the stack). */
   | "trap"
   /** Loops forever. */
@@ -106,20 +110,31 @@ const IMPORTS = vector([
 
 const op = {
   unreachable: 0x00,
+  block: 0x02,
   loop: 0x03,
   br: 0x0c,
+  brIf: 0x0d,
   end: 0x0b,
   call: 0x10,
   drop: 0x1a,
   localGet: 0x20,
+  localSet: 0x21,
   globalGet: 0x23,
   globalSet: 0x24,
   i32Const: 0x41,
   i64Const: 0x42,
+  i32Eqz: 0x45,
   i32Add: 0x6a,
 } as const;
 
 const VOID_BLOCK = 0x40;
+
+/** A WebAssembly page, in bytes. */
+const PAGE = 65536;
+/** Where an `errorBytes` answer starts, after the data and what malloc hands out. */
+const HUGE_AT = 16 << 20;
+/** What malloc has to hand out. */
+const HEAP = 32768;
 
 /** Every Plugin method's export. */
 export const PLUGIN_EXPORTS = (Object.keys(PluginDefinition.methods) as PluginMethod[]).map(exportName);
@@ -128,8 +143,9 @@ export const PLUGIN_EXPORTS = (Object.keys(PluginDefinition.methods) as PluginMe
 export function testWasmModule(options: TestModuleOptions = {}): Uint8Array {
   const omit = new Set(options.omit ?? []);
   const data: number[][] = [];
-  // answers and error texts live in data segments from 4096 on; malloc hands out memory from 32768 on
+  // answers and error texts live in data segments from 4096 on; malloc hands out memory after them, from 32768 on
   let dataEnd = 4096;
+  let pages = 1;
   const place = (bytes: Uint8Array): bigint => {
     const offset = dataEnd;
     data.push([0x00, op.i32Const, ...s64(BigInt(offset)), op.end, ...u32(bytes.length), ...bytes]);
@@ -173,7 +189,53 @@ export function testWasmModule(options: TestModuleOptions = {}): Uint8Array {
     else if (behaviour === "exit") body = [...exit(7), ...returns(0n)];
     else if (behaviour === "bad-pointer") body = returns((0x7fff0000n << 32n) | 16n);
     else if ("error" in behaviour) body = returns(place(Buffer.from(behaviour.error)) | (1n << 31n));
-    else if ("logRequest" in behaviour) {
+    else if ("errorBytes" in behaviour) {
+      pages = Math.max(pages, Math.ceil((HUGE_AT + behaviour.errorBytes) / PAGE));
+      body = returns((BigInt(HUGE_AT) << 32n) | BigInt(behaviour.errorBytes) | (1n << 31n));
+    } else if ("logLoop" in behaviour) {
+      const packed = place(behaviour.logLoop);
+      const logOnce = [
+        op.i32Const,
+        ...s64(packed >> 32n),
+        op.i32Const,
+        ...s64(BigInt(behaviour.logLoop.length)),
+        op.call,
+        ...u32(LOG),
+        op.drop,
+      ];
+      // the first parameter, the request's pointer, counts down the calls
+      const loop =
+        behaviour.times === undefined
+          ? [op.loop, VOID_BLOCK, ...logOnce, op.br, 0, op.end]
+          : [
+              op.i32Const,
+              ...s64(BigInt(behaviour.times)),
+              op.localSet,
+              0,
+              op.block,
+              VOID_BLOCK,
+              op.loop,
+              VOID_BLOCK,
+              op.localGet,
+              0,
+              op.i32Eqz,
+              op.brIf,
+              1,
+              ...logOnce,
+              op.localGet,
+              0,
+              op.i32Const,
+              ...s64(-1n),
+              op.i32Add,
+              op.localSet,
+              0,
+              op.br,
+              0,
+              op.end,
+              op.end,
+            ];
+      body = [...loop, ...returns(0n)];
+    } else if ("logRequest" in behaviour) {
       const answer = behaviour.answer ? place(behaviour.answer) : 0n;
       body = [op.localGet, 0, op.localGet, 1, op.call, ...u32(LOG), op.drop, ...returns(answer)];
     } else if ("log" in behaviour) {
@@ -195,6 +257,9 @@ export function testWasmModule(options: TestModuleOptions = {}): Uint8Array {
     define(exported, TYPES.call, body);
   }
 
+  const heapStart = Math.max(32768, Math.ceil(dataEnd / 8) * 8);
+  if (heapStart + HEAP > HUGE_AT) throw new RangeError("too much data for a test module");
+  pages = Math.max(pages, Math.ceil((heapStart + HEAP) / PAGE));
   const kept = functions.map((f, i) => ({ ...f, index: 2 + i })).filter((f) => f.exported && !omit.has(f.name));
   const exports = [
     ...(omit.has("memory") ? [] : [[...name("memory"), 0x02, 0]]),
@@ -212,8 +277,8 @@ export function testWasmModule(options: TestModuleOptions = {}): Uint8Array {
     ...section(1, TYPE_SECTION),
     ...section(2, IMPORTS),
     ...section(3, vector(functions.map((f) => u32(f.type)))),
-    ...section(5, vector([[0x00, 1]])),
-    ...section(6, vector([[I32, 0x01, op.i32Const, ...s64(32768n), op.end]])),
+    ...section(5, vector([[0x00, ...u32(pages)]])),
+    ...section(6, vector([[I32, 0x01, op.i32Const, ...s64(BigInt(heapStart)), op.end]])),
     ...section(7, vector(exports)),
     ...section(
       10,

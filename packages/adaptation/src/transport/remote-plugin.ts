@@ -23,6 +23,7 @@ import {
 import { goStatusText } from "./status-text.js";
 import { errorText } from "../error-text.js";
 import { encodePluginRequest } from "../encoding/request-encoding.js";
+import { boundedText } from "../plugin-text.js";
 
 /** What the runtime side answers a connected plugin. */
 export interface RuntimeService {
@@ -147,7 +148,9 @@ export class RemotePluginConnection implements PluginTransport {
     if (code === Status.UNKNOWN && PROTOCOL_ERROR.test(details)) return localFailure(code, details, "protocol", cause);
     if (code === Status.INTERNAL && GARBLED_ENVELOPE.test(details))
       return localFailure(code, details, "protocol", cause);
-    return new CallFailure(goStatusText(code, details), code, details, undefined, { cause });
+    // the plugin's own text, up to 4 MiB (a ttrpc frame): bounded as any text a plugin sends
+    const text = boundedText(details);
+    return new CallFailure(goStatusText(code, text), code, text, undefined, { cause });
   }
 
   #shutdown(reason: Error | undefined): void {

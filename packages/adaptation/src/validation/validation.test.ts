@@ -3,6 +3,7 @@ import { CreateContainerRequest, CreateContainerResponse, Field } from "@nri-ts/
 import { describe, expect, it } from "vitest";
 import { CreateContainerResult } from "../merge/create-container-result.js";
 import { compoundOwner } from "../merge/owners.js";
+import { PLUGIN_TEXT_LIMIT } from "../plugin-text.js";
 import {
   firstValidationError,
   pluginMap,
@@ -85,6 +86,13 @@ describe("validator verdicts", () => {
     const error = validationVerdict({ reject: true, reason: "" }, "10-v");
     expect(error).toBeInstanceOf(ValidatorRejectedError);
     expect(error?.message).toBe('validator "10-v" rejected container adjustment, reason: unknown rejection reason');
+  });
+
+  it("keeps the head of a long reason, marked", () => {
+    const reason = "r".repeat(PLUGIN_TEXT_LIMIT + 7);
+    expect(validationVerdict({ reject: true, reason }, "10-v")?.reason).toBe(
+      `${"r".repeat(PLUGIN_TEXT_LIMIT)}… [7 more bytes]`,
+    );
   });
 
   it("words a failed call as Go does", () => {

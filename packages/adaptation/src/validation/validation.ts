@@ -9,6 +9,7 @@ import type {
 } from "@nri-ts/api";
 import { goQuote } from "@nri-ts/api";
 import { errorText } from "../error-text.js";
+import { boundedText } from "../plugin-text.js";
 
 /**
  * Collects a ValidateContainerAdjustmentRequest while a container is
@@ -88,7 +89,7 @@ export function validationVerdict(
   response: ValidateContainerAdjustmentResponse,
   plugin: string,
 ): ValidatorRejectedError | undefined {
-  return response.reject ? new ValidatorRejectedError(plugin, response.reason) : undefined;
+  return response.reject ? new ValidatorRejectedError(plugin, boundedText(response.reason)) : undefined;
 }
 
 /**

@@ -4,6 +4,7 @@
  * tells them apart), and the function names and signatures that a trap's
  * stack trace is written with (as wazero writes it).
  */
+import { pluginText } from "../../plugin-text.js";
 import { open } from "node:fs/promises";
 
 /** The first bytes of a WebAssembly module: `\0asm` and version 1. */
@@ -87,7 +88,8 @@ class Reader {
     const length = this.u32();
     const start = this.#offset;
     this.skip(length);
-    return Buffer.from(this.bytes.buffer, this.bytes.byteOffset + start, length).toString("utf8");
+    // a name comes from the plugin's file: bounded as any text from a plugin
+    return pluginText(this.bytes.subarray(start, start + length));
   }
 
   skip(length: number): void {

@@ -16,7 +16,8 @@ import { Status } from "nice-grpc-common";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { CallFailure, type PluginMethod, type PluginRequest } from "../plugin-transport.js";
 import { type ExportBehaviour, type TestModuleOptions, testWasmModule } from "../../test-wasm-module.js";
-import { exportName, WasmLoadError, type WasmLogLevel, WasmTransport } from "./wasm-transport.js";
+import { exportName, LOG_LIMIT, WasmLoadError, type WasmLogLevel, WasmTransport } from "./wasm-transport.js";
+import { PLUGIN_TEXT_LIMIT } from "../../plugin-text.js";
 
 let dir: string;
 const loaded: WasmTransport[] = [];
@@ -154,6 +155,57 @@ describe("calls", () => {
     ]);
   });
 
+  describe("a module's log is bounded per request", () => {
+    const message = (msg: string) => LogRequest.encode({ msg, level: LogRequest_Level.LEVEL_INFO }).finish();
+    const overLimit = (messages: number, bytes: number, during: string) =>
+      `WASM plugin log over its limit of ${LOG_LIMIT.messages} messages or ${LOG_LIMIT.bytes} bytes per request: ${messages} messages (${bytes} bytes) of ${during} dropped`;
+
+    test("beyond the limit, messages are dropped and counted, and the count is said once", async () => {
+      const logs: Array<[WasmLogLevel, string]> = [];
+      const line = message("again");
+      const transport = await load({ exports: { plugin_create_container: { logLoop: line, times: 5000 } } }, logs);
+      await transport.call("createContainer", request("createContainer"), soon());
+      expect(logs.slice(0, LOG_LIMIT.messages)).toEqual(Array(LOG_LIMIT.messages).fill(["info", "again"]));
+      expect(logs.slice(LOG_LIMIT.messages)).toEqual([
+        ["warn", overLimit(4000, 4000 * line.length, "CreateContainer")],
+      ]);
+      // the next request has a limit of its own
+      logs.length = 0;
+      await transport.call("createContainer", request("createContainer"), soon());
+      expect(logs).toHaveLength(LOG_LIMIT.messages + 1);
+    });
+
+    test("a module logging in a loop until its deadline passes on the limit, and says how many it dropped", async () => {
+      const logs: Array<[WasmLogLevel, string]> = [];
+      const transport = await load({ exports: { plugin_create_container: { logLoop: message("flood") } } }, logs);
+      // long enough for 1,000 messages and more on a busy machine
+      const error = await failure(transport.call("createContainer", request("createContainer"), Date.now() + 2000));
+      expect(error.local).toBe("deadline");
+      expect(logs.filter(([level]) => level === "info")).toHaveLength(LOG_LIMIT.messages);
+      const notices = logs.filter(([level]) => level === "warn");
+      expect(notices).toEqual([
+        [
+          "warn",
+          expect.stringMatching(
+            /^WASM plugin log over its limit .*: \d+ messages \(\d+ bytes\) of CreateContainer dropped$/,
+          ),
+        ],
+      ]);
+    });
+
+    test("a message over the request's bytes is dropped; a long one is cut to its head", async () => {
+      const logs: Array<[WasmLogLevel, string]> = [];
+      const huge = message("h".repeat(LOG_LIMIT.bytes));
+      const long = message("l".repeat(PLUGIN_TEXT_LIMIT + 10));
+      const transport = await load({ exports: { plugin_create_container: { log: [huge, long] } } }, logs);
+      await transport.call("createContainer", request("createContainer"), soon());
+      expect(logs).toEqual([
+        ["info", `${"l".repeat(PLUGIN_TEXT_LIMIT)}… [10 more bytes]`],
+        ["warn", overLimit(1, huge.length, "CreateContainer")],
+      ]);
+    });
+  });
+
   test("an empty answer (pointer and size 0) is the empty message", async () => {
     const transport = await load({});
     await expect(transport.call("createContainer", request("createContainer"), soon())).resolves.toEqual(
@@ -166,6 +218,19 @@ describe("calls", () => {
     const error = await failure(transport.call("createContainer", request("createContainer"), soon()));
     expect(error).toMatchObject({ message: "container refused: no quota", code: Status.UNKNOWN, local: undefined });
     expect(transport.closed).toBe(false);
+  });
+
+  test("an error text too long for a string (540 MB) fails the request with its head, marked; the runtime and the module stay", async () => {
+    const size = 540_000_000;
+    const transport = await load({
+      exports: { plugin_create_container: { errorBytes: size }, plugin_stop_container: { error: "short" } },
+    });
+    const error = await failure(transport.call("createContainer", request("createContainer"), soon()));
+    expect(error.message).toBe(`${"\0".repeat(PLUGIN_TEXT_LIMIT)}… [${size - PLUGIN_TEXT_LIMIT} more bytes]`);
+    expect(error).toMatchObject({ code: Status.UNKNOWN, local: undefined });
+    expect(error.details).toBe(error.message);
+    expect(transport.closed).toBe(false);
+    expect((await failure(transport.call("stopContainer", request("stopContainer"), soon()))).message).toBe("short");
   });
 
   test("a trap is the plugin's error, in wazero's words with the module's stack; the module stays", async () => {

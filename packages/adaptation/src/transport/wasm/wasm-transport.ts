@@ -12,6 +12,10 @@
  * - it gets WASI preview 1 with no arguments, no environment, no files, and
  *   its standard streams going nowhere, and only `_initialize` is run.
  *
+ * What a module says is bounded, unlike in Go: an error text to its first
+ * 64 KiB (PLUGIN_TEXT_LIMIT), its log to LOG_LIMIT per call, each message
+ * to 64 KiB; what is left out is said once.
+ *
  * The module runs in a worker thread of its own (see wasm-worker.ts), so that
  * the request timeout holds even for a module that never returns.
  */
@@ -21,6 +25,7 @@ import { decodeMessage, LogRequest, LogRequest_Level, type MessageType, PluginDe
 import { Status } from "nice-grpc-common";
 import { errorText } from "../../error-text.js";
 import { encodePluginRequest } from "../../encoding/request-encoding.js";
+import { boundedText, PLUGIN_TEXT_LIMIT, pluginText } from "../../plugin-text.js";
 import {
   abortedFailure,
   CallFailure,
@@ -33,10 +38,25 @@ import {
 import { type ModuleNames, readModuleNames } from "./wasm-module.js";
 import { trapText } from "./wasm-trap.js";
 import { type WasmModule, webAssembly } from "./webassembly.js";
-import { type WorkerData, type WorkerFailure, type WorkerMessage, wasmWorkerSource } from "./wasm-worker.js";
+import {
+  type DroppedLogs,
+  type LogLimit,
+  type WorkerData,
+  type WorkerFailure,
+  type WorkerMessage,
+  wasmWorkerSource,
+} from "./wasm-worker.js";
 
 /** The plugin API version of NRI's generated host (`PluginPluginAPIVersion`). */
 const PLUGIN_API_VERSION = 1;
+
+/**
+ * How much of a module's log one call (or its loading) passes on: 1,000
+ * messages of 1 MiB in all. A module's log calls do not wait for the
+ * runtime, so a module logging in a loop would otherwise queue messages
+ * faster than any logger writes them, until its request times out.
+ */
+export const LOG_LIMIT: Readonly<LogLimit> = { messages: 1000, bytes: 1024 * 1024 };
 
 /** A Plugin method's export: `createContainer` → `plugin_create_container`. */
 export function exportName(method: PluginMethod): string {
@@ -108,6 +128,8 @@ export class WasmTransport implements PluginTransport {
   readonly #worker: Worker;
   readonly #names: ModuleNames | undefined;
   readonly #onLog: WasmLoadOptions["onLog"];
+  /** The worker's counts of the current call's dropped log messages. */
+  readonly #logDropped: BigInt64Array;
   readonly #pending = new Map<number, PendingCall>();
   #nextId = 0;
   /** Why calls fail now that the module is gone; undefined while it is there. */
@@ -119,11 +141,13 @@ export class WasmTransport implements PluginTransport {
     worker: Worker,
     names: ModuleNames | undefined,
     onLog: WasmLoadOptions["onLog"],
+    logDropped: BigInt64Array,
     ended: Promise<void>,
   ) {
     this.#worker = worker;
     this.#names = names;
     this.#onLog = onLog;
+    this.#logDropped = logDropped;
     this.ended = ended;
   }
 
@@ -146,11 +170,15 @@ export class WasmTransport implements PluginTransport {
     } catch (error) {
       throw new WasmLoadError(path, errorText(error), { cause: error });
     }
+    const logDropped = new SharedArrayBuffer(2 * BigInt64Array.BYTES_PER_ELEMENT);
     const workerData: WorkerData = {
       module,
       requiredExports: REQUIRED_EXPORTS,
       apiVersion: PLUGIN_API_VERSION,
       nullFd: nullFile.fd,
+      textLimit: PLUGIN_TEXT_LIMIT,
+      logLimit: LOG_LIMIT,
+      logDropped,
     };
     const worker = new Worker(wasmWorkerSource(), { eval: true, workerData, stdout: true, stderr: true });
     // node:wasi's experimental warning goes there; the module's own streams go to /dev/null
@@ -161,10 +189,10 @@ export class WasmTransport implements PluginTransport {
     let transport: WasmTransport | undefined;
     try {
       transport = await new Promise<WasmTransport>((resolve, reject) => {
-        const timer = setTimeout(
-          () => reject(new WasmLoadError(path, `the module did not initialize within ${options.timeoutMs} ms`)),
-          options.timeoutMs,
-        );
+        const timer = setTimeout(() => {
+          reportDropped(options.onLog, droppedLogs(new BigInt64Array(logDropped)), "its initialization");
+          reject(new WasmLoadError(path, `the module did not initialize within ${options.timeoutMs} ms`));
+        }, options.timeoutMs);
         const settle = () => {
           clearTimeout(timer);
           worker.off("message", onMessage);
@@ -174,8 +202,14 @@ export class WasmTransport implements PluginTransport {
         const onMessage = (message: WorkerMessage) => {
           if (message.kind === "log") return logTo(options.onLog, message.bytes);
           settle();
-          if (message.kind === "ready") resolve(new WasmTransport(worker, names, options.onLog, ended));
-          else if (message.kind === "failed") reject(new WasmLoadError(path, loadFailureText(message.failure, names)));
+          if (message.kind === "ready" || message.kind === "failed") {
+            reportDropped(options.onLog, message.dropped, "its initialization");
+          }
+          if (message.kind === "ready") {
+            resolve(new WasmTransport(worker, names, options.onLog, new BigInt64Array(logDropped), ended));
+          } else if (message.kind === "failed") {
+            reject(new WasmLoadError(path, loadFailureText(message.failure, names)));
+          }
         };
         const onError = (error: Error) => {
           settle();
@@ -266,6 +300,17 @@ export class WasmTransport implements PluginTransport {
     if (!pending) return;
     this.#pending.delete(message.id);
     clearTimeout(pending.timer);
+    reportDropped(this.#onLog, message.dropped, requestName(pending.method));
+    try {
+      this.#settle(pending, message);
+    } catch (error) {
+      // whatever the module's answer makes go wrong here is the module's failure, not the runtime's
+      const reason = errorText(error);
+      pending.reject(new CallFailure(reason, Status.INTERNAL, reason, "protocol", { cause: error }));
+    }
+  }
+
+  #settle(pending: PendingCall, message: Extract<WorkerMessage, { kind: "answer" | "fault" }>): void {
     if (message.kind === "fault") {
       const failure = message.failure;
       if (failure.kind === "exit") {
@@ -281,15 +326,12 @@ export class WasmTransport implements PluginTransport {
       }
       return;
     }
-    const text = Buffer.from(message.bytes).toString("utf8");
-    if (message.isError) return pending.reject(new CallFailure(text, Status.UNKNOWN, text, undefined));
-    const responseType = PluginDefinition.methods[pending.method].responseType as unknown as MessageType<unknown>;
-    try {
-      pending.resolve(decodeMessage(responseType, message.bytes));
-    } catch (error) {
-      const reason = errorText(error);
-      pending.reject(new CallFailure(reason, Status.INTERNAL, reason, "protocol", { cause: error }));
+    if (message.isError) {
+      const text = pluginText(message.bytes, message.size);
+      return pending.reject(new CallFailure(text, Status.UNKNOWN, text, undefined));
     }
+    const responseType = PluginDefinition.methods[pending.method].responseType as unknown as MessageType<unknown>;
+    pending.resolve(decodeMessage(responseType, message.bytes));
   }
 
   /** The runtime gave up on the request: the module is ended, the calls in flight fail as aborted. */
@@ -308,6 +350,9 @@ export class WasmTransport implements PluginTransport {
     if (this.#gone) return;
     this.#gone = { text, code, local: later };
     void this.#worker.terminate();
+    // the call the module was in when it was ended: the first one waiting
+    const current = this.#pending.values().next().value;
+    if (current) reportDropped(this.#onLog, droppedLogs(this.#logDropped), requestName(current.method));
     for (const [id, pending] of this.#pending) {
       this.#pending.delete(id);
       clearTimeout(pending.timer);
@@ -316,7 +361,7 @@ export class WasmTransport implements PluginTransport {
   }
 }
 
-/** Decodes a LogRequest from the module and hands it on. */
+/** Decodes a LogRequest from the module and hands it on, its message bounded. */
 function logTo(onLog: WasmLoadOptions["onLog"], bytes: Uint8Array): void {
   let request: LogRequest;
   try {
@@ -325,7 +370,27 @@ function logTo(onLog: WasmLoadOptions["onLog"], bytes: Uint8Array): void {
     onLog("warn", `WASM plugin log message does not decode: ${errorText(error)}`);
     return;
   }
-  onLog(logLevel(request.level), request.msg);
+  onLog(logLevel(request.level), boundedText(request.msg));
+}
+
+/** The worker's counts of dropped log messages, read now. */
+function droppedLogs(counters: BigInt64Array): DroppedLogs {
+  return { messages: Number(Atomics.load(counters, 0)), bytes: Number(Atomics.load(counters, 1)) };
+}
+
+/** `createContainer` → `CreateContainer`. */
+function requestName(method: PluginMethod): string {
+  return `${method[0]!.toUpperCase()}${method.slice(1)}`;
+}
+
+/** Says, once for a call (or the load), how much of the module's log was over the limit. */
+function reportDropped(onLog: WasmLoadOptions["onLog"], dropped: DroppedLogs, during: string): void {
+  if (dropped.messages === 0) return;
+  onLog(
+    "warn",
+    `WASM plugin log over its limit of ${LOG_LIMIT.messages} messages or ${LOG_LIMIT.bytes} bytes per request: ` +
+      `${dropped.messages} messages (${dropped.bytes} bytes) of ${during} dropped`,
+  );
 }
 
 /** Why loading failed, in the Go host's words where it has them. */

@@ -11,6 +11,12 @@
  * copies the request into memory the module allocates, calls the export
  * and copies the answer out. Encoding, decoding and error texts are the
  * main thread's (wasm-transport.ts).
+ *
+ * What the module says is bounded here, before it is copied: of an error
+ * text only the head is copied (the main thread gets its size), and of its
+ * log messages only so many per call (and per load); the others are counted
+ * and dropped, so that a module logging in a loop costs the runtime no
+ * memory.
  */
 import type { Trap } from "./wasm-trap.js";
 import type { WasmInstance, WasmMemory, WasmModule, WebAssemblyApi } from "./webassembly.js";
@@ -24,6 +30,28 @@ export interface WorkerData {
   apiVersion: number;
   /** Where the module's standard streams go: a file descriptor open on /dev/null. */
   nullFd: number;
+  /** How many bytes of an error text are copied out. */
+  textLimit: number;
+  /** How many log messages, of how many bytes in all, a call (or the load) passes on. */
+  logLimit: LogLimit;
+  /**
+   * Two counters (`BigInt64Array`) of the log messages dropped in the
+   * current call (or load), and of their bytes; the main thread reads them
+   * when it ends the module in the middle of a call.
+   */
+  logDropped: SharedArrayBuffer;
+}
+
+/** How much of a module's log a call passes on. */
+export interface LogLimit {
+  messages: number;
+  bytes: number;
+}
+
+/** Log messages of one call (or the load) that were over the limit. */
+export interface DroppedLogs {
+  messages: number;
+  bytes: number;
 }
 
 /** A call of an export with a request already encoded. */
@@ -43,11 +71,12 @@ export type WorkerFailure =
   | { kind: "error"; message: string };
 
 export type WorkerMessage =
-  | { kind: "ready" }
-  | { kind: "failed"; failure: WorkerFailure }
+  | { kind: "ready"; dropped: DroppedLogs }
+  | { kind: "failed"; failure: WorkerFailure; dropped: DroppedLogs }
   | { kind: "log"; bytes: Uint8Array }
-  | { kind: "answer"; id: number; bytes: Uint8Array; isError: boolean }
-  | { kind: "fault"; id: number; failure: WorkerFailure };
+  /** `bytes` of an error text are its head (at most `textLimit`); `size` is its whole size. */
+  | { kind: "answer"; id: number; bytes: Uint8Array; size: number; isError: boolean; dropped: DroppedLogs }
+  | { kind: "fault"; id: number; failure: WorkerFailure; dropped: DroppedLogs };
 
 /**
  * The worker's code. It runs from its source text (see
@@ -84,10 +113,24 @@ function wasmWorkerMain(): void {
     return new Uint8Array(exports.memory.buffer);
   };
 
-  const read = (ptr: number, size: number): Uint8Array | undefined => {
+  /** A copy of the first `keep` of `size` bytes at `ptr`; undefined when the `size` bytes are not all in memory. */
+  const read = (ptr: number, size: number, keep = size): Uint8Array | undefined => {
     const bytes = memory();
-    return ptr + size <= bytes.length ? bytes.slice(ptr, ptr + size) : undefined;
+    return ptr + size <= bytes.length ? bytes.slice(ptr, ptr + Math.min(size, keep)) : undefined;
   };
+
+  const dropped = new BigInt64Array(data.logDropped);
+  /** What the current call (or the load) has logged so far. */
+  let logged = { messages: 0, bytes: 0 };
+  const startLog = () => {
+    logged = { messages: 0, bytes: 0 };
+    Atomics.store(dropped, 0, 0n);
+    Atomics.store(dropped, 1, 0n);
+  };
+  const droppedLogs = (): DroppedLogs => ({
+    messages: Number(Atomics.load(dropped, 0)),
+    bytes: Number(Atomics.load(dropped, 1)),
+  });
 
   const failure = (error: unknown): WorkerFailure => {
     if (error instanceof Exit) {
@@ -117,9 +160,19 @@ function wasmWorkerMain(): void {
     env: {
       /** Log(LogRequest) Empty: the request is passed on; the empty answer takes no memory (0 as pointer and size). */
       log(ptr: number, size: number): bigint {
-        const bytes = read(ptr >>> 0, size >>> 0);
-        if (!bytes) throw new Error(`Memory.Read(${ptr >>> 0}, ${size >>> 0}) out of range`);
-        post({ kind: "log", bytes });
+        const length = size >>> 0;
+        const limit = data.logLimit;
+        const within = logged.messages < limit.messages && logged.bytes + length <= limit.bytes;
+        const bytes = read(ptr >>> 0, length, within ? length : 0);
+        if (!bytes) throw new Error(`Memory.Read(${ptr >>> 0}, ${length}) out of range`);
+        if (within) {
+          logged.messages += 1;
+          logged.bytes += length;
+          post({ kind: "log", bytes });
+        } else {
+          Atomics.add(dropped, 0, 1n);
+          Atomics.add(dropped, 1, BigInt(length));
+        }
         return 0n;
       },
     },
@@ -184,6 +237,16 @@ function wasmWorkerMain(): void {
 
   /** One call of the plugin ABI: request into module memory, packed (pointer, size) answer out. */
   const call = ({ id, export: name, bytes }: WorkerCall): WorkerMessage => {
+    startLog();
+    const answer = answerOf(id, name, bytes);
+    return { ...answer, dropped: droppedLogs() } as WorkerMessage;
+  };
+
+  type Answer =
+    | Omit<Extract<WorkerMessage, { kind: "answer" }>, "dropped">
+    | Omit<Extract<WorkerMessage, { kind: "fault" }>, "dropped">;
+
+  const answerOf = (id: number, name: string, bytes: Uint8Array): Answer => {
     if (exited !== undefined) return { kind: "fault", id, failure: { kind: "exit", code: exited } };
     const malloc = fn("malloc")!;
     let dataPtr = 0;
@@ -207,12 +270,13 @@ function wasmWorkerMain(): void {
       const isError = sizeWord >= 0x80000000;
       const resSize = sizeWord & 0x7fffffff;
       try {
-        const answer = read(resPtr, resSize);
+        // of an error text, the head is enough: it is all the main thread keeps
+        const answer = read(resPtr, resSize, isError ? data.textLimit : resSize);
         if (!answer) {
           const message = `Memory.Read(${resPtr}, ${resSize}) out of range of memory size ${memory().length}`;
           return { kind: "fault", id, failure: { kind: "error", message } };
         }
-        return { kind: "answer", id, bytes: answer, isError };
+        return { kind: "answer", id, bytes: answer, size: resSize, isError };
       } finally {
         if (resPtr !== 0 && exited === undefined) freeQuietly(resPtr);
       }
@@ -223,13 +287,14 @@ function wasmWorkerMain(): void {
     }
   };
 
+  startLog();
   const loadFailure = load();
   if (loadFailure) {
-    post({ kind: "failed", failure: loadFailure });
+    post({ kind: "failed", failure: loadFailure, dropped: droppedLogs() });
     return;
   }
   port.on("message", (message: WorkerCall) => post(call(message)));
-  post({ kind: "ready" });
+  post({ kind: "ready", dropped: droppedLogs() });
 }
 
 /**
