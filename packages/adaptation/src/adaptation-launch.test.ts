@@ -6,6 +6,7 @@ import { Event, eventMask } from "@nri-ts/api";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import type { AdaptationOptions } from "./adaptation.js";
 import { silentLogger } from "./observability.js";
+import { PLUGIN_TEXT_LIMIT } from "./plugin-text.js";
 import { createRequest, pod, TestRuntime } from "./test-runtime.js";
 
 /*
@@ -268,6 +269,35 @@ describe("discovery", () => {
       await own.close();
     }
   });
+
+  test(
+    "a plugin writing 700 MB to stderr without a newline: launchedStderr hears its first 64 KiB and how much more there was",
+    async () => {
+      const heard: Array<[string, string]> = [];
+      const own = await TestRuntime.create({
+        registrationTimeoutMs: LAUNCH_MS,
+        launchedStderr: (plugin, line) => heard.push([plugin, line]),
+      });
+      try {
+        // readline built the line until it was longer than a string can be, and threw (the runtime died)
+        const size = 700_000_000;
+        await writeFile(
+          join(own.pluginPath, "30-loud"),
+          `#!/bin/sh\nhead -c ${size} /dev/zero | tr '\\0' x >&2\necho >&2\necho "then this" >&2\nexit 3\n`,
+        );
+        await chmod(join(own.pluginPath, "30-loud"), 0o755);
+        await own.adaptation.start();
+        expect(own.pluginNames).toEqual([]);
+        expect(heard).toEqual([
+          ["30-loud", `${"x".repeat(PLUGIN_TEXT_LIMIT)}… [${size - PLUGIN_TEXT_LIMIT} more bytes]`],
+          ["30-loud", "then this"],
+        ]);
+      } finally {
+        await own.close();
+      }
+    },
+    LAUNCHES_TEST_MS,
+  );
 
   test("a module that does not compile and files that do not run as plugins are skipped with a warning", async () => {
     await writeFile(

@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import type { Socket } from "node:net";
-import { createInterface } from "node:readline";
 import { PLUGIN_IDX_ENV, PLUGIN_NAME_ENV, PLUGIN_SOCKET_ENV } from "@nri-ts/api";
 import { socketPair } from "@nri-ts/mux";
+import { readPluginLines } from "./plugin-lines.js";
 
 /** A started plugin process and this side of its connection. */
 export interface LaunchedProcess {
@@ -17,7 +17,8 @@ export interface LaunchedProcess {
  * Starts a plugin executable with its end of a fresh socket pair as fd 3 and
  * exactly three environment variables (nothing inherited, not even PATH):
  * `NRI_PLUGIN_NAME`, `NRI_PLUGIN_IDX` and `NRI_PLUGIN_SOCKET=3`. Its standard
- * streams go nowhere, but for the lines of its stderr when `stderr` hears them.
+ * streams go nowhere, but for the lines of its stderr when `stderr` hears them
+ * (each bounded to 64 KiB, the rest of a longer one counted).
  *
  * @throws when the process cannot be started (ENOENT, EACCES, ...)
  */
@@ -33,7 +34,7 @@ export async function launchPlugin(
       env: { [PLUGIN_NAME_ENV]: name, [PLUGIN_IDX_ENV]: index, [PLUGIN_SOCKET_ENV]: "3" },
       stdio: ["ignore", "ignore", stderr ? "pipe" : "ignore", peer],
     });
-    if (stderr && child.stderr) createInterface({ input: child.stderr, crlfDelay: Infinity }).on("line", stderr);
+    if (stderr && child.stderr) readPluginLines(child.stderr, stderr);
     await new Promise<void>((resolve, reject) => {
       const spawned = () => {
         child.off("error", failed);
