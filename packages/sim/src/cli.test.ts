@@ -2,6 +2,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PLUGIN_TEXT_LIMIT } from "@nri-ts/adaptation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PluginSetupError } from "./plugins/plugin-setup.js";
 import { pluginProgram } from "./plugins/program.js";
@@ -419,6 +420,25 @@ describe("simulate() rejects with a PluginSetupError when a plugin did not run",
       failures: [{ plugin: "90-missing", path: missing, reason: "no such file", output: [] }],
     });
   });
+
+  it("keeps the head of a long line it printed, 64 KiB: 700 MB without a newline crashed nri-sim", async () => {
+    const loud = join(setupDir, "70-loud");
+    const size = 700_000_000;
+    await writeFile(loud, `#!/bin/sh\necho starting >&2\nhead -c ${size} /dev/zero | tr '\\0' y >&2\nexit 4\n`);
+    await chmod(loud, 0o755);
+    // it exits on its own once it has written it all, which a busy machine may take long to do
+    const scenario = "runtime: {registrationTimeout: 100s}\nsteps: [{wait: 1ms}]";
+    await expect(simulate(scenario, { plugins: [{ executable: loud }] })).rejects.toMatchObject({
+      name: "PluginSetupError",
+      failures: [
+        {
+          plugin: "70-loud",
+          reason: `failed to start pre-installed NRI plugin "loud": failed to register plugin, connection closed (the plugin exited with code 4)`,
+          output: ["starting", `${"y".repeat(PLUGIN_TEXT_LIMIT)}… [${size - PLUGIN_TEXT_LIMIT} more bytes]`],
+        },
+      ],
+    });
+  }, 200_000);
 
   it("when external plugins it waits for do not come", async () => {
     await expect(simulate("steps: [{wait: 1ms}]", { waitPlugins: 2, waitTimeoutMs: 50 })).rejects.toMatchObject({

@@ -13,9 +13,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { copyFile, mkdir, readdir, symlink, writeFile } from "node:fs/promises";
 import { basename, extname, join, resolve } from "node:path";
-import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import type { Logger as AdaptationLogger } from "@nri-ts/adaptation";
+import { type Logger as AdaptationLogger, readPluginLines } from "@nri-ts/adaptation";
 import { checkPluginIndex, checkPluginName } from "@nri-ts/api";
 import { type FailurePolicyInput, type Logger, type Plugin, Stub } from "@nri-ts/stub";
 import { type ArmedFault, FaultSwitch, faultingHandlers } from "./faults.js";
@@ -198,9 +197,9 @@ function hostScript(): string {
   return join(fileURLToPath(import.meta.url), "..", RUNNING_FROM_SOURCES ? "plugin-host.ts" : "plugin-host.js");
 }
 
+/** A child's output, line by line, each bounded as the runtime bounds a launched plugin's stderr. */
 function forwardLines(stream: NodeJS.ReadableStream | null, onLine: (line: string) => void): void {
-  if (!stream) return;
-  createInterface({ input: stream, crlfDelay: Infinity }).on("line", onLine);
+  if (stream) readPluginLines(stream, onLine);
 }
 
 /** Runs a plugin module in a child process that connects to `socketPath`; `config` goes to the module's factory. */

@@ -8,12 +8,49 @@ import type { OwningPlugins } from "@nri-ts/api";
 import type { Metrics, PluginFailure } from "@nri-ts/adaptation";
 import type { DeliveredEvent, EvictionReport, FailureReport, OutputLine, UpdateReport } from "../report/report.js";
 
+/**
+ * How much of a plugin's output one record keeps: its first 1,000 lines or
+ * 1 MiB (each line is at most 64 KiB); the rest is counted, and said in one
+ * line at the end, so that a plugin printing without end costs a bounded
+ * report.
+ */
+export const OUTPUT_KEPT = { lines: 1000, bytes: 1024 * 1024 } as const;
+
 export class StepRecord {
   readonly events: DeliveredEvent[] = [];
   readonly failures: FailureReport[] = [];
   readonly updates: UpdateReport[] = [];
   readonly evictions: EvictionReport[] = [];
   readonly output: OutputLine[] = [];
+  /** Per plugin: what its output took so far, kept and left out. */
+  readonly #printed = new Map<string, { lines: number; bytes: number; droppedLines: number; droppedBytes: number }>();
+
+  /** A line a plugin printed, kept while the plugin is within OUTPUT_KEPT. */
+  addOutput(plugin: string, text: string): void {
+    let printed = this.#printed.get(plugin);
+    if (!printed) this.#printed.set(plugin, (printed = { lines: 0, bytes: 0, droppedLines: 0, droppedBytes: 0 }));
+    const bytes = Buffer.byteLength(text);
+    if (printed.lines < OUTPUT_KEPT.lines && printed.bytes + bytes <= OUTPUT_KEPT.bytes) {
+      printed.lines += 1;
+      printed.bytes += bytes;
+      this.output.push({ plugin, text });
+    } else {
+      printed.droppedLines += 1;
+      printed.droppedBytes += bytes;
+    }
+  }
+
+  /** Ends the record: one line for each plugin whose output was not all kept. */
+  close(): void {
+    for (const [plugin, { droppedLines, droppedBytes }] of this.#printed) {
+      if (droppedLines > 0) {
+        this.output.push({
+          plugin,
+          text: `… ${droppedLines} more lines (${droppedBytes} bytes) not kept: over ${OUTPUT_KEPT.lines} lines or ${OUTPUT_KEPT.bytes} bytes`,
+        });
+      }
+    }
+  }
 }
 
 /** Plugins whose events reports leave out (the simulator's own scripted plugins). */
@@ -39,6 +76,7 @@ export class Recorder implements Metrics {
   next(): StepRecord {
     const done = this.current;
     this.current = new StepRecord();
+    done.close();
     return done;
   }
 

@@ -257,7 +257,7 @@ class Simulation {
   }
 
   private output = (plugin: string, text: string): void => {
-    this.recorder.current.output.push({ plugin, text });
+    this.recorder.current.addOutput(plugin, text);
   };
 
   private async sendScripted(
