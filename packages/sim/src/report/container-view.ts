@@ -3,21 +3,25 @@
  * names a scenario author uses (env as a mapping, state as a word) and the
  * status fields, with the rest as plain data.
  */
-import type {
+import {
   CDIDevice,
-  Container,
+  type Container,
+  ContainerState,
+  describeContainerStatus,
+  envToKeyValues,
   Hooks,
   LinuxDevice,
   LinuxIOPriority,
   LinuxNamespace,
   LinuxNetDevice,
   LinuxRdt,
+  LinuxResources,
   LinuxScheduler,
   LinuxSeccomp,
   Mount,
   POSIXRlimit,
 } from "@nri-ts/api";
-import { ContainerState, describeContainerStatus, envToKeyValues } from "@nri-ts/api";
+import type { Shape } from "../scenario/expect-shape.js";
 import { plainObject } from "./plain.js";
 import { type PlainOf, plainOf, type ResourcesView } from "./plain-of.js";
 
@@ -63,6 +67,45 @@ export interface ContainerView {
   seccompPolicy?: PlainOf<LinuxSeccomp>;
   rdt?: PlainOf<LinuxRdt>;
 }
+
+/** The fields `expect: container:` may name, and what each holds. */
+export const CONTAINER_VIEW_SHAPE: { readonly fields: { readonly [K in keyof ContainerView]-?: Shape } } = {
+  fields: {
+    name: "any",
+    pod: "any",
+    id: "any",
+    state: "any",
+    status: "any",
+    removed: "any",
+    pid: "any",
+    createdAt: "any",
+    startedAt: "any",
+    finishedAt: "any",
+    exitCode: "any",
+    statusReason: "any",
+    statusMessage: "any",
+    image: "any",
+    labels: "any",
+    annotations: "any",
+    args: "any",
+    env: "any",
+    mounts: { list: { message: Mount } },
+    rlimits: { list: { message: POSIXRlimit } },
+    hooks: { message: Hooks },
+    CDIDevices: { list: { message: CDIDevice } },
+    resources: { message: LinuxResources },
+    devices: { list: { message: LinuxDevice } },
+    namespaces: { list: { message: LinuxNamespace } },
+    sysctl: "any",
+    netDevices: { map: { message: LinuxNetDevice } },
+    cgroupsPath: "any",
+    oomScoreAdj: "any",
+    ioPriority: { message: LinuxIOPriority },
+    scheduler: { message: LinuxScheduler },
+    seccompPolicy: { message: LinuxSeccomp },
+    rdt: { message: LinuxRdt },
+  },
+};
 
 const STATES: Readonly<Record<number, string>> = {
   [ContainerState.CONTAINER_UNKNOWN]: "unknown",

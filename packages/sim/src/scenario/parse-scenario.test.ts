@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { CONTAINER_VIEW_SHAPE } from "../report/container-view.js";
 import { parseScenario, ScenarioError, scenarioFromObject } from "./parse-scenario.js";
 
 const scenarios = join(import.meta.dirname, "..", "..", "scenarios");
@@ -149,6 +150,44 @@ expect:
     expect(errorOf(text)).toMatch(
       /^bad\.yaml:9:38: expect\[0\]\.events\.10-x\[1\]: unknown event "Created"; events are: RunPodSandbox, /,
     );
+  });
+
+  it("refuses fields that what an expectation matches does not have, at any depth, whatever their value", () => {
+    const text = `${minimal}  - exit: app
+expect:
+  - {after: exit app, container: {exitcode: 0}}
+  - after: create app
+    adjustment: {linux: {resources: {memory: {limt: 1Gi}}}, anotations: {a: b}, mounts: [{destination: /x, typ: bind}]}
+    updates: [{container: app, resources: {cpu: {shares: 2}}, from: CreateContainer}]
+    evictions: [{container: app, reson: full}]
+    failures: [{plugin: 10-x, policy: {failrequest: true}}]
+    containers: {app: {resources: {hugepageLimits: [{pagesize: 2MB}]}, netDevices: {eth0: {nam: x}}, env: {ANY: thing}}}
+`;
+    expect(errorOf(text)).toBe(
+      [
+        `bad.yaml:9:35: expect[0].container.exitcode: unknown field; expected one of: ${Object.keys(CONTAINER_VIEW_SHAPE.fields).join(", ")}`,
+        "bad.yaml:11:47: expect[1].adjustment.linux.resources.memory.limt: unknown field; expected one of: limit, reservation, swap, kernel, kernelTcp, swappiness, disableOomKiller, useHierarchy",
+        "bad.yaml:11:61: expect[1].adjustment.anotations: unknown field; expected one of: annotations, mounts, env, hooks, linux, rlimits, CDIDevices, args",
+        "bad.yaml:11:108: expect[1].adjustment.mounts[0].typ: unknown field; expected one of: destination, type, source, options",
+        "bad.yaml:12:63: expect[1].updates[0].from: unknown field; expected one of: container, resources, ignoreFailure, applied",
+        "bad.yaml:13:34: expect[1].evictions[0].reson: unknown field; expected one of: container, reason, from",
+        "bad.yaml:14:40: expect[1].failures[0].policy.failrequest: unknown field; expected one of: failRequest, keepConnected",
+        "bad.yaml:15:54: expect[1].containers.app.resources.hugepageLimits[0].pagesize: unknown field; expected one of: pageSize, limit",
+        "bad.yaml:15:92: expect[1].containers.app.netDevices.eth0.nam: unknown field; expected one of: name",
+      ].join("\n"),
+    );
+  });
+
+  it("takes every field of what expectations match", () => {
+    const text = `${minimal}expect:
+  - after: create app
+    adjustment: {annotations: {a: b}, env: [{key: A, value: "1"}], linux: {resources: {memory: {limit: 1Gi}, unified: {x: y}}, oomScoreAdj: 5}}
+    container: {state: created, exitCode: 0, env: {A: "1"}, resources: {cpu: {shares: 2}}, mounts: [{destination: /x}], netDevices: {eth0: {name: e}}}
+    updates: [{container: app, resources: {memory: {limit: 1Gi}}, ignoreFailure: false, applied: true}]
+    evictions: [{container: app, reason: full, from: 10-x}]
+    failures: [{plugin: 10-x, event: CreateContainer, error: x, policy: {failRequest: true, keepConnected: false}, requestFailed: true, dropped: false}]
+`;
+    expect(parseScenario(text).expect).toHaveLength(1);
   });
 
   it("reads every kind of step", () => {

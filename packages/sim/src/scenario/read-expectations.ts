@@ -1,7 +1,11 @@
 /**
  * The scenario's `expect:` entries: which step, and what must hold after it.
  */
+import { ContainerAdjustment, LinuxResources } from "@nri-ts/api";
+import { CONTAINER_VIEW_SHAPE } from "../report/container-view.js";
 import { EVENT_NAMES } from "./event-names.js";
+import { checkShape, type Shape } from "./expect-shape.js";
+import type { EvictionReport, FailureReport, UpdateReport } from "../report/report.js";
 import type { Expectation, Step } from "./scenario.js";
 import type { Names } from "./scenario-names.js";
 import type { YamlValue } from "./yaml-value.js";
@@ -20,6 +24,28 @@ const EXPECT_FIELDS = [
   "closed",
   "failures",
 ] as const;
+
+/** What an entry of `updates:` may name: the parts of an update that are compared. */
+const UPDATE_SHAPE: {
+  fields: { [K in keyof Pick<UpdateReport, "container" | "resources" | "ignoreFailure" | "applied">]: Shape };
+} = {
+  fields: { container: "any", resources: { message: LinuxResources }, ignoreFailure: "any", applied: "any" },
+};
+
+const EVICTION_SHAPE: { fields: { [K in keyof EvictionReport]: Shape } } = {
+  fields: { container: "any", reason: "any", from: "any" },
+};
+
+const FAILURE_SHAPE: { fields: { [K in keyof FailureReport]-?: Shape } } = {
+  fields: {
+    plugin: "any",
+    event: "any",
+    error: "any",
+    policy: { fields: { failRequest: "any", keepConnected: "any" } },
+    requestFailed: "any",
+    dropped: "any",
+  },
+};
 
 function stepContainer(step: Step): string | undefined {
   return "container" in step ? step.container : undefined;
@@ -74,24 +100,42 @@ export function readExpectation(value: YamlValue, steps: (Step | undefined)[], n
   if (ok !== undefined) expectation.ok = ok;
   const error = f.error.optional((v) => v.string());
   if (error !== undefined) expectation.error = error;
-  if (f.adjustment.present) expectation.adjustment = f.adjustment.plain();
+  if (f.adjustment.present) {
+    checkShape(f.adjustment, { message: ContainerAdjustment });
+    expectation.adjustment = f.adjustment.plain();
+  }
   if (f.owners.present) expectation.owners = f.owners.stringMap();
-  if (f.updates.present) expectation.updates = f.updates.list() && f.updates.plain();
-  if (f.evictions.present) expectation.evictions = f.evictions.list() && f.evictions.plain();
+  if (f.updates.present) {
+    checkShape(f.updates, { list: UPDATE_SHAPE });
+    expectation.updates = f.updates.list() && f.updates.plain();
+  }
+  if (f.evictions.present) {
+    checkShape(f.evictions, { list: EVICTION_SHAPE });
+    expectation.evictions = f.evictions.list() && f.evictions.plain();
+  }
   if (f.events.present) expectation.events = readEvents(f.events);
   const containers: Record<string, unknown> = {};
   if (f.container.present) {
     const own = steps[step] && stepContainer(steps[step]);
     if (own === undefined)
       f.container.error(`step ${step + 1} has no container of its own; use containers: {name: {...}}`);
-    else if (f.container.entries()) containers[own] = f.container.plain();
+    else if (f.container.entries()) {
+      checkShape(f.container, CONTAINER_VIEW_SHAPE);
+      containers[own] = f.container.plain();
+    }
   }
   for (const [ref, expected] of f.containers.optional((v) => v.entries()) ?? []) {
     const key = names.resolveContainer(ref, expected);
-    if (key !== undefined && expected.entries()) containers[key] = expected.plain();
+    if (key !== undefined && expected.entries()) {
+      checkShape(expected, CONTAINER_VIEW_SHAPE);
+      containers[key] = expected.plain();
+    }
   }
   if (Object.keys(containers).length > 0) expectation.containers = containers;
   if (f.closed.present) expectation.closed = f.closed.stringList();
-  if (f.failures.present) expectation.failures = f.failures.list() && f.failures.plain();
+  if (f.failures.present) {
+    checkShape(f.failures, { list: FAILURE_SHAPE });
+    expectation.failures = f.failures.list() && f.failures.plain();
+  }
   return expectation;
 }

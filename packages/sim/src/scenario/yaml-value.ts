@@ -187,17 +187,19 @@ export class YamlValue {
     const out = {} as Record<K, YamlValue>;
     for (const key of known) out[key] = this.child(undefined, this.path ? `${this.path}.${key}` : key);
     for (const [key, value] of entries) {
-      if ((known as readonly string[]).includes(key)) {
-        out[key as K] = value;
-      } else {
-        value.log.add(
-          this.keyNode(key) ?? this.node ?? undefined,
-          value.path,
-          `unknown field; expected one of: ${known.join(", ")}`,
-        );
-      }
+      if ((known as readonly string[]).includes(key)) out[key as K] = value;
+      else this.unknownField(key, known);
     }
     return out;
+  }
+
+  /** Records that this mapping's `key` is no field of it, at the key. */
+  unknownField(key: string, known: readonly string[]): void {
+    this.log.add(
+      this.keyNode(key) ?? this.node ?? undefined,
+      this.path ? `${this.path}.${key}` : key,
+      `unknown field; expected one of: ${known.join(", ")}`,
+    );
   }
 
   private keyNode(key: string): Node | undefined {
