@@ -711,7 +711,11 @@ export class Adaptation {
     try {
       await plugin.start();
     } catch (error) {
-      this.#logger.error(`failed to start external plugin: ${errorText(error)}`, { error });
+      // named once it registered: a failed Configure is that plugin's
+      this.#logger.error(`failed to start external plugin: ${errorText(error)}`, {
+        ...(plugin.name !== "" && { plugin: plugin.fullName }),
+        error,
+      });
       return;
     } finally {
       this.#connecting = undefined;

@@ -344,6 +344,39 @@ describe("nri-sim run exits 2 when a plugin did not run", () => {
     expect(status).toBe(2);
   });
 
+  it("--plugin a module that registers, then fails Configure: says so, in the runtime's and the plugin's words", async () => {
+    const fails = join(fixtures, "configure-fails.ts");
+    const { status, stdout, stderr } = await cli("run", scenario, "--plugin", `70-busy=${fails}`);
+    expect(stdout).toBe("");
+    const cause = "cannot start the metrics server: listen EADDRINUSE: address already in use :::9309";
+    expect(stderr.split("\n")[0]).toBe(
+      `plugin 70-busy (${fails}) did not run: it registered, then failed Configure: rpc error: code = Unknown desc = ${cause}; ` +
+        `its process then exited with code 1; it said: configure failed: ${cause}`,
+    );
+    // the plugin's log lines, readable
+    expect(stderr).toContain(`  │ error: configure failed: ${cause} plugin=70-busy method=configure`);
+    expect(status).toBe(2);
+  });
+
+  it("--wait-plugins: says how many external plugins it awaited, how many came, and within what time", async () => {
+    const socket = join(setupDir, "wait.sock");
+    const { status, stdout, stderr } = await cli(
+      "run",
+      scenario,
+      "--socket",
+      socket,
+      "--wait-plugins",
+      "1",
+      "--wait-timeout",
+      "200ms",
+    );
+    expect(stdout).toBe("");
+    expect(stderr).toBe(
+      `nri-sim: external plugins can connect to ${socket}\nexternal plugins: 1 awaited within 200 ms, 0 came\n`,
+    );
+    expect(status).toBe(2);
+  });
+
   it("--plugin a program that calls runPlugin itself: says to run it with --exec", async () => {
     const program = join(fixtures, "runs-itself.ts");
     const { status, stdout, stderr } = await cli("run", scenario, "--plugin", `70-runs-itself=${program}`);
@@ -443,7 +476,7 @@ describe("simulate() rejects with a PluginSetupError when a plugin did not run",
   it("when external plugins it waits for do not come", async () => {
     await expect(simulate("steps: [{wait: 1ms}]", { waitPlugins: 2, waitTimeoutMs: 50 })).rejects.toMatchObject({
       name: "PluginSetupError",
-      failures: [{ reason: "2 of 2 external plugin(s) did not connect within 50 ms", output: [] }],
+      failures: [{ reason: "external plugins: 2 awaited within 50 ms, 0 came", output: [] }],
     });
   });
 });

@@ -10,6 +10,7 @@ import { lstat, open, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "@nri-ts/adaptation";
 import { parsePluginName } from "@nri-ts/api";
+import { logLineMessage, readableLogLine } from "../report/log-line.js";
 import type { Identity, PluginSpec } from "./plugin-sources.js";
 
 /** Why one plugin did not run. */
@@ -38,7 +39,44 @@ export class PluginSetupError extends Error {
 
 function describeFailure({ plugin, path, reason, output }: PluginSetupFailure): string {
   const who = plugin && path ? `plugin ${plugin} (${path})` : `plugin ${plugin ?? path}`;
-  return [`${who} did not run: ${reason}`, ...output.map((line) => `  │ ${line}`)].join("\n");
+  // a failure of no one plugin (external plugins that did not come) is its reason
+  const head = plugin === undefined && path === undefined ? reason : `${who} did not run: ${reason}`;
+  return [head, ...output.map((line) => `  │ ${readableLogLine(line)}`)].join("\n");
+}
+
+/** What the runtime saw of a plugin that connected to its socket: whether it registered, and its error. */
+export interface RuntimeView {
+  registered: boolean;
+  /** The runtime's error when it dropped the plugin (failed to start or synchronize it). */
+  error?: string;
+}
+
+const START_FAILURE = "failed to start external plugin: ";
+const CONFIGURE_FAILURE = `${START_FAILURE}failed to configure plugin: `;
+const SYNC_FAILURE = "failed to synchronize plugin: ";
+
+/**
+ * At which stage a plugin that registered was dropped, in the runtime's
+ * words: `it registered, then failed Configure: rpc error: ...`.
+ */
+export function registeredThen(error: string | undefined): string {
+  if (error === undefined) return "it registered, then its connection closed";
+  if (error.startsWith(CONFIGURE_FAILURE))
+    return `it registered, then failed Configure: ${error.slice(CONFIGURE_FAILURE.length)}`;
+  if (error.startsWith(SYNC_FAILURE))
+    return `it registered and was configured, then failed Synchronize: ${error.slice(SYNC_FAILURE.length)}`;
+  if (error.startsWith(START_FAILURE))
+    return `it registered, then the runtime refused it: ${error.slice(START_FAILURE.length)}`;
+  return `it registered, then: ${error}`;
+}
+
+/** The message of the first error a plugin logged among `lines` (its own words for what went wrong). */
+export function firstErrorLine(lines: readonly string[]): string | undefined {
+  for (const line of lines) {
+    const logged = logLineMessage(line);
+    if (logged && (logged.level === "error" || logged.level === "fatal")) return logged.message;
+  }
+  return undefined;
 }
 
 /** Resolves when `promise` does, or after `ms`: for output a plugin that ended may still be delivering. */
@@ -187,11 +225,15 @@ export async function notAProgramHint(path: string): Promise<string | undefined>
 /**
  * A logger for the adaptation that also keeps, while `recording`, the
  * warnings it logs about a named plugin: why a launched plugin failed to
- * start (the runtime's own words). Everything goes on to `next`.
+ * start (the runtime's own words); and, for plugins that connect to the
+ * socket, which registered and the error that dropped one (`seen`).
+ * Everything goes on to `next`.
  */
 export class LaunchFailureLog implements Logger {
   readonly failures = new Map<string, string>();
   recording = false;
+  readonly #registered = new Set<string>();
+  readonly #dropped = new Map<string, string>();
   readonly #next: Logger | undefined;
 
   constructor(next: Logger | undefined) {
@@ -203,7 +245,22 @@ export class LaunchFailureLog implements Logger {
   }
 
   info(message: string, fields?: Record<string, unknown>): void {
+    const plugin = fields?.plugin;
+    if (fields?.kind === "external" && typeof plugin === "string" && message === `plugin ${plugin} registered`) {
+      this.#registered.add(plugin);
+    }
     this.#next?.info(message, fields);
+  }
+
+  /** The plugins that registered through the runtime's socket, in order. */
+  get registered(): string[] {
+    return [...this.#registered];
+  }
+
+  /** What the runtime saw of a plugin that connects to its socket. */
+  seen(plugin: string): RuntimeView {
+    const error = this.#dropped.get(plugin);
+    return { registered: this.#registered.has(plugin), ...(error !== undefined && { error }) };
   }
 
   warn(message: string, fields?: Record<string, unknown>): void {
@@ -213,6 +270,8 @@ export class LaunchFailureLog implements Logger {
   }
 
   error(message: string, fields?: Record<string, unknown>): void {
+    const plugin = fields?.plugin;
+    if (typeof plugin === "string" && !this.#dropped.has(plugin)) this.#dropped.set(plugin, message);
     this.#next?.error(message, fields);
   }
 }

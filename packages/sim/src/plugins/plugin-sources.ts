@@ -21,7 +21,15 @@ import { type ArmedFault, FaultSwitch, faultingHandlers } from "./faults.js";
 import { childNodeOptions, RUNNING_FROM_SOURCES } from "./node-options.js";
 import { FAULT_ARMED_MARK, FAULT_DISARMED_MARK, FAULT_FIRED_MARK, HANDLER_DONE_MARK } from "./output-marks.js";
 import { pluginStubLogger } from "./plugin-log.js";
-import { LastLines, PluginSetupError, type PluginSetupFailure, within } from "./plugin-setup.js";
+import {
+  firstErrorLine,
+  LastLines,
+  PluginSetupError,
+  type PluginSetupFailure,
+  type RuntimeView,
+  registeredThen,
+  within,
+} from "./plugin-setup.js";
 import type { PluginSource } from "../report/report.js";
 
 /** How long the output of a module plugin that ended may take to arrive. */
@@ -122,7 +130,7 @@ export interface ConnectedPlugin {
   /** Whether its process has ended (module plugins). */
   ended?(): boolean;
   /** Why it did not register after `waitedMs`: how its process ended and its last lines (module plugins). */
-  setupFailure?(waitedMs: number): Promise<PluginSetupFailure>;
+  setupFailure?(waitedMs: number, seen: RuntimeView): Promise<PluginSetupFailure>;
   /**
    * Resolves once the plugin has finished `calls` handler calls in all (so
    * that their output has arrived), or after `timeoutMs` (module plugins).
@@ -271,8 +279,17 @@ export function startModulePlugin(
     source: "module",
     path: modulePath,
     ended: () => gone,
-    async setupFailure(waitedMs) {
+    async setupFailure(waitedMs, seen) {
       if (gone) await within(outputDone, OUTPUT_GRACE_MS);
+      if (seen.registered) {
+        const said = firstErrorLine(last.lines);
+        const reason = [
+          registeredThen(seen.error),
+          ...(exit ? [`its process then ${exit}`] : []),
+          ...(said !== undefined ? [`it said: ${said}`] : []),
+        ].join("; ");
+        return { plugin: fullName, path: modulePath, reason, output: last.lines };
+      }
       const reason = exit ? `its process ${exit} before it registered` : `it did not register within ${waitedMs} ms`;
       const hint = last.lines.some((line) => RUNS_ITSELF.test(line)) ? `; ${RUNS_ITSELF_HINT}` : "";
       return { plugin: fullName, path: modulePath, reason: `${reason}${hint}`, output: last.lines };

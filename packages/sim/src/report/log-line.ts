@@ -45,6 +45,12 @@ function parseJson(text: string): Map<string, string> | undefined {
   }
 }
 
+/** The level and message of a log line (logfmt or JSON); undefined for other lines. */
+export function logLineMessage(text: string): { level: string; message: string } | undefined {
+  const fields = parseLogfmt(text) ?? parseJson(text);
+  return fields && { level: fields.get("level") ?? "info", message: fields.get("msg") ?? "" };
+}
+
 /** The line as a person wants to read it in the report. */
 export function readableLogLine(text: string): string {
   const fields = parseLogfmt(text) ?? parseJson(text);

@@ -413,6 +413,40 @@ expect:
     expect(report.setup.events).toEqual([{ plugin: "10-sync", event: "Synchronize" }]);
   });
 
+  it("says why an external plugin it waited for did not join: it registered, then failed Configure", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "nri-sim-external-"));
+    const socketPath = join(dir, "nri.sock");
+    const external = new Stub(
+      {
+        configure: () => {
+          throw new Error("no quota");
+        },
+        createContainer: () => ({}),
+      },
+      { index: "50", name: "outside", env: {}, logger: silentLogger, socketPath, onClose: () => {} },
+    );
+    try {
+      await expect(
+        simulate(lifecycle, {
+          socketPath,
+          waitPlugins: 1,
+          waitTimeoutMs: 60_000,
+          observer: { listening: () => void external.start().catch(() => {}) },
+        }),
+      ).rejects.toMatchObject({
+        failures: [
+          {
+            reason:
+              "external plugins: 1 awaited within 60000 ms, 1 came, 0 running; 50-outside: it registered, then failed Configure: rpc error: code = Unknown desc = no quota",
+          },
+        ],
+      });
+    } finally {
+      await external.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("waits for external plugins on the socket it was given", async () => {
     const dir = await mkdtemp(join(tmpdir(), "nri-sim-external-"));
     const socketPath = join(dir, "nri.sock");

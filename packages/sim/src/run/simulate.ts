@@ -35,6 +35,7 @@ import {
   notAProgramHint,
   PluginSetupError,
   type PluginSetupFailure,
+  registeredThen,
 } from "../plugins/plugin-setup.js";
 import { Recorder } from "./recorder.js";
 import type { ExpectationReport, FaultReport, PluginInfo, SimReport, StepReport } from "../report/report.js";
@@ -366,21 +367,32 @@ class Simulation {
       const externals = Math.max(0, extra - others);
       if (absent.length === 0 && externals === 0) return;
       const allGone = absent.every((name) => this.connected.find((p) => p.fullName === name)?.ended?.());
+      // external plugins that registered but are not running: dropped since, or still starting
+      const notRunning = this.launchLog.registered.filter(
+        (name) => !wanted.has(name) && !active.some((p) => p.fullName === name),
+      );
+      const dropped = notRunning.filter((name) => this.launchLog.seen(name).error !== undefined);
       const waited = Date.now() - start;
-      if (waited > timeout || (allGone && externals === 0)) {
+      if (waited > timeout || (allGone && others + dropped.length >= extra)) {
         for (const name of absent) {
           const plugin = this.connected.find((p) => p.fullName === name);
+          const seen = this.launchLog.seen(name);
           this.failures.push(
-            (await plugin?.setupFailure?.(timeout)) ?? {
+            (await plugin?.setupFailure?.(timeout, seen)) ?? {
               plugin: name,
-              reason: `it did not register within ${timeout} ms`,
+              reason: seen.registered ? registeredThen(seen.error) : `it did not register within ${timeout} ms`,
               output: [],
             },
           );
         }
         if (externals > 0) {
+          const came = others + notRunning.length;
+          const why = notRunning.map((name) => {
+            const { error } = this.launchLog.seen(name);
+            return `; ${name}: ${error === undefined ? "it registered, and was still starting (Configure, Synchronize)" : registeredThen(error)}`;
+          });
           this.failures.push({
-            reason: `${externals} of ${extra} external plugin(s) did not connect within ${timeout} ms`,
+            reason: `external plugins: ${extra} awaited within ${timeout} ms, ${came} came${came > others ? `, ${others} running` : ""}${why.join("")}`,
             output: [],
           });
         }
