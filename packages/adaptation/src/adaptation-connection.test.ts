@@ -235,7 +235,7 @@ describe("configuration", () => {
     expect(plugin.methods).toEqual(["Configure"]);
   });
 
-  test("a plugin failing Configure is dropped with the error", async () => {
+  test("a plugin failing Configure is dropped with the error, which names it (it registered)", async () => {
     await started();
     const plugin = await runtime.connect({
       name: "foo",
@@ -247,9 +247,11 @@ describe("configuration", () => {
       },
     });
     await plugin.closed;
-    expect(runtime.log.find((line) => line.level === "error")?.message).toBe(
-      "failed to start external plugin: failed to configure plugin: rpc error: code = Unknown desc = no config for you",
-    );
+    expect(runtime.log.find((line) => line.level === "error")).toMatchObject({
+      message:
+        "failed to start external plugin: failed to configure plugin: rpc error: code = Unknown desc = no config for you",
+      fields: { plugin: "10-foo" },
+    });
   });
 });
 
