@@ -77,7 +77,7 @@ export {
 } from "./observability.js";
 export { type PluginKind, PluginStartError } from "./plugin.js";
 export { PluginError } from "./plugin-error.js";
+export { readPluginLines } from "./launch/plugin-lines.js";
+export { boundedText, PLUGIN_TEXT_LIMIT, pluginText } from "./plugin-text.js";
 export { CallFailure, type LocalFailure } from "./transport/plugin-transport.js";
 export { SyncError } from "./transport/sync-paging.js";
-export { LineSplitter, readPluginLines } from "./launch/plugin-lines.js";
-export { boundedText, PLUGIN_TEXT_LIMIT, pluginText, truncationMark } from "./plugin-text.js";
