@@ -78,6 +78,7 @@ export {
 export { type PluginKind, PluginStartError } from "./plugin.js";
 export { PluginError } from "./plugin-error.js";
 export { readPluginLines } from "./launch/plugin-lines.js";
-export { boundedText, PLUGIN_TEXT_LIMIT, pluginText } from "./plugin-text.js";
+// Kept here too: they were exported from here first.
+export { boundedText, PLUGIN_TEXT_LIMIT, pluginText } from "@nri-ts/api";
 export { CallFailure, type LocalFailure } from "./transport/plugin-transport.js";
 export { SyncError } from "./transport/sync-paging.js";

@@ -23,7 +23,7 @@ import {
 import { goStatusText } from "./status-text.js";
 import { errorText } from "../error-text.js";
 import { encodePluginRequest } from "../encoding/request-encoding.js";
-import { boundedText } from "../plugin-text.js";
+import { boundedText } from "@nri-ts/api";
 
 /** What the runtime side answers a connected plugin. */
 export interface RuntimeService {

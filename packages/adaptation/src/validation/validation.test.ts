@@ -3,7 +3,7 @@ import { CreateContainerRequest, CreateContainerResponse, Field } from "@nri-ts/
 import { describe, expect, it } from "vitest";
 import { CreateContainerResult } from "../merge/create-container-result.js";
 import { compoundOwner } from "../merge/owners.js";
-import { PLUGIN_TEXT_LIMIT } from "../plugin-text.js";
+import { PLUGIN_TEXT_LIMIT } from "@nri-ts/api";
 import {
   firstValidationError,
   pluginMap,

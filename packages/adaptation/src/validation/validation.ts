@@ -9,7 +9,7 @@ import type {
 } from "@nri-ts/api";
 import { goQuote } from "@nri-ts/api";
 import { errorText } from "../error-text.js";
-import { boundedText } from "../plugin-text.js";
+import { boundedText } from "@nri-ts/api";
 
 /**
  * Collects a ValidateContainerAdjustmentRequest while a container is

@@ -1,10 +1,12 @@
 /**
- * Text that comes from a plugin (an error it answers with, a line it logs or
- * writes to stderr, a validator's reason) is kept to a bounded size: a
- * plugin can send hundreds of megabytes of it, more than a JavaScript string
- * can hold (about 512 MiB of characters), and the runtime passes it on into
- * logs and errors. The head is kept, cut at a character boundary, and the
- * cut is marked with how many bytes were left out.
+ * Text that comes from the other side (an error a plugin answers with, a
+ * line it logs or writes to stderr, a validator's reason; a command line or
+ * a status message a runtime sends a plugin) is kept to a bounded size: a
+ * peer can send hundreds of megabytes of it, more than a JavaScript string
+ * can hold (about 512 MiB of characters), and it is passed on into logs,
+ * errors and records. The head is kept, cut at a character boundary, and
+ * the cut is marked with how many bytes were left out. The runtime side
+ * (@nri-ts/adaptation) and plugins use the same helpers.
  */
 
 /** How many bytes of UTF-8 a text from a plugin keeps: 64 KiB. */
