@@ -60,13 +60,24 @@ export class ExitHub {
 
   /**
    * A live subscription; it ends when `signal` aborts (the watcher went
-   * away). Logs name it `#<n> (<peer>)`; gRPC knows no peer on a unix socket.
+   * away), at once when it has aborted already (a call cancelled before its
+   * handler ran: it would never abort again, and a filter that matches
+   * nothing would never fill its queue to drop it). Logs name it
+   * `#<n> (<peer>)`; gRPC knows no peer on a unix socket.
    */
   subscribe(filter: ExitFilter | undefined, peer: string, signal?: AbortSignal): Subscription {
     const name = `#${++this.watchersSeen} (${peer === "unknown" ? "unix socket" : peer})`;
-    const subscription = new Subscription(this.buffer, name, (ended) => this.subscriptions.delete(ended));
+    const stop = () => subscription.end();
+    const subscription = new Subscription(this.buffer, name, (ended) => {
+      this.subscriptions.delete(ended);
+      signal?.removeEventListener("abort", stop);
+    });
+    if (signal?.aborted) {
+      subscription.end();
+      return subscription;
+    }
     this.subscriptions.set(subscription, filter);
-    signal?.addEventListener("abort", () => subscription.end(), { once: true });
+    signal?.addEventListener("abort", stop, { once: true });
     return subscription;
   }
 

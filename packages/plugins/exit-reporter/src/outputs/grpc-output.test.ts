@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { lstat, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { connect as connectHttp2, constants as http2 } from "node:http2";
 import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,7 +9,7 @@ import { ClientError, Status } from "nice-grpc-common";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { connectExitReporter, type ExitReporterConnection } from "../client.js";
 import { ExitHub } from "./exit-hub.js";
-import { ExitRecord } from "../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
+import { ExitRecord, WatchExitsRequest } from "../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
 import { GrpcOutput } from "./grpc-output.js";
 
 function exit(sequence: number, fields: Partial<ExitRecord> = {}): ExitRecord {
@@ -57,6 +58,21 @@ describe("ExitHub", () => {
     await expect(slow.next()).rejects.toMatchObject({ code: Status.RESOURCE_EXHAUSTED });
     filtered.end();
     expect(await filtered.next()).toEqual({ value: undefined, done: true });
+    expect(hub.watchers).toBe(0);
+  });
+
+  it("ends at once a watcher whose call was cancelled before it subscribed", async () => {
+    // nice-grpc aborts the call's signal before the handler runs when the cancel came first;
+    // a filter that matches nothing would never fill the queue to drop the watcher either.
+    const hub = new ExitHub({ onSubscriberDropped: () => {} });
+    const nowhere = { namespace: "nowhere", pod: "", container: "", nonZeroOnly: false };
+    const gone = hub.subscribe(nowhere, "unix:gone", AbortSignal.abort());
+    expect(hub.watchers).toBe(0);
+    expect(await gone.next()).toEqual({ value: undefined, done: true });
+    const live = new AbortController();
+    hub.subscribe(nowhere, "unix:live", live.signal);
+    expect(hub.watchers).toBe(1);
+    live.abort();
     expect(hub.watchers).toBe(0);
   });
 });
@@ -114,6 +130,35 @@ describe("the gRPC output, with a nice-grpc client", () => {
     expect(await watching).toBe("AbortError");
     expect(seen).toEqual([1, 2, 3]);
     await watchers(0);
+  });
+
+  it("forgets the watchers of streams reset as soon as they are opened", async () => {
+    // Raw HTTP/2: each request and its reset leave in one write, so the reset can reach the
+    // server before the handler runs (most of them did, before the fix).
+    const session = connectHttp2("http://localhost", {
+      createConnection: () => createConnection(join(dir, "exits.sock")),
+    });
+    session.on("error", () => {});
+    const call = (method: string, message: Uint8Array) => {
+      const request = session.request({
+        ":method": "POST",
+        ":path": `/nri_ts.exit_reporter.v1.ExitReporterService/${method}`,
+        "content-type": "application/grpc",
+        te: "trailers",
+      });
+      request.on("error", () => {});
+      request.end(Buffer.concat([Buffer.from([0, 0, 0, 0, message.length]), message]));
+      return request;
+    };
+    const nowhere = { namespace: "nowhere", pod: "", container: "", nonZeroOnly: false };
+    const watch = WatchExitsRequest.encode({ filter: nowhere }).finish();
+    for (let i = 0; i < 200; i++) call("WatchExits", watch).close(http2.NGHTTP2_CANCEL);
+    // The server reads a connection's frames in order: once it answers this, it has seen every reset.
+    const answered = call("ListRecentExits", new Uint8Array());
+    answered.resume();
+    await new Promise((resolve) => answered.once("end", resolve));
+    session.destroy();
+    await expect.poll(() => output.hub.watchers).toBe(0);
   });
 
   it("answers the recent exits, newest last, with the ring's size", async () => {
