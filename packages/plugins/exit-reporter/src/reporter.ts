@@ -29,6 +29,7 @@ import { PrometheusOutput } from "./outputs/metrics.js";
 import type { ExitOutput } from "./outputs/output.js";
 import { startOutputs } from "./outputs/outputs.js";
 import { buildExitRecord, type ExitEvent, NOT_CHECKED } from "./record/record.js";
+import { boundRecord } from "./record/record-limits.js";
 
 export interface ExitReporterOptions {
   logger?: Logger;
@@ -53,7 +54,7 @@ function incompleteRecord(
 ): ExitRecord {
   const facts = { finishedAt: container?.finishedAt ?? 0n, exitCode: container?.exitCode ?? 0 };
   const exitCode = facts.finishedAt !== 0n || facts.exitCode !== 0 ? facts.exitCode : undefined;
-  return {
+  return boundRecord({
     sequence: 0n,
     reportedAt: 0n,
     event: "",
@@ -78,7 +79,7 @@ function incompleteRecord(
     oom: NOT_CHECKED,
     flags: ["incomplete"],
     notes: [`the record is incomplete: ${(error as Error)?.message ?? String(error)}`],
-  };
+  });
 }
 
 export class ExitReporter {

@@ -243,7 +243,8 @@ grpc: {listen: unix://${socket}, subscriberBuffer: 2}
     };
     while (grpc.hub.watchers < 2) await new Promise((resolve) => setTimeout(resolve, 10));
 
-    // Long command lines make big records, so that the stuck watcher's transport fills up.
+    // Long command lines and messages make big records (each text at its limit), so that the
+    // stuck watcher's transport fills up.
     const names = Array.from({ length: CONTAINERS }, (_, i) => `c${i}`);
     const report = await simulate(
       {
@@ -255,7 +256,7 @@ grpc: {listen: unix://${socket}, subscriberBuffer: 2}
           ...names.flatMap((name, i) => [
             { create: name },
             { start: name },
-            { exit: { container: name, code: i % 3 } },
+            { exit: { container: name, code: i % 3, reason: "Error", message: "m".repeat(4000) } },
           ]),
         ],
       },

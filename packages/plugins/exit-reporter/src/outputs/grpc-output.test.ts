@@ -75,6 +75,16 @@ describe("ExitHub", () => {
     live.abort();
     expect(hub.watchers).toBe(0);
   });
+
+  it("keeps the ring within its bytes as well as its count, the oldest going first", () => {
+    const size = ExitRecord.encode(exit(1, { notes: ["x".repeat(10_000)] })).finish().length;
+    const hub = new ExitHub({ recent: 100, recentBytes: 3 * size + 10, onSubscriberDropped: () => {} });
+    for (let i = 1; i <= 10; i++) hub.publish(exit(i, { notes: ["x".repeat(10_000)] }));
+    expect(hub.recent(undefined).map((record) => Number(record.sequence))).toEqual([8, 9, 10]);
+    // one record bigger than the whole budget is still kept, alone
+    hub.publish(exit(11, { notes: ["x".repeat(100_000)] }));
+    expect(hub.recent(undefined).map((record) => Number(record.sequence))).toEqual([11]);
+  });
 });
 
 describe("the gRPC output, with a nice-grpc client", () => {

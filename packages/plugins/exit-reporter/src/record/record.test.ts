@@ -1,7 +1,7 @@
 import { Container, ContainerState, type DeepPartial, PodSandbox } from "@nri-ts/api";
 import { describe, expect, it } from "vitest";
 import type { DeclaredCause } from "./causes.js";
-import { type ExitRecord, type OomCheck, OomVerdict, Source } from "../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
+import { ExitRecord, type OomCheck, OomVerdict, Source } from "../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
 import { buildExitRecord, NOT_CHECKED, type RecordInput } from "./record.js";
 
 const S = 1_000_000_000n;
@@ -392,6 +392,27 @@ describe("the command", () => {
       args: ["/sbin/tini", "--", "my-app"],
     });
     expect(record(container, tini).explanation).toContain("; command: /sbin/tini -- my-app");
+  });
+
+  it("stays small whatever the runtime and the pod send: long texts are cut, and say by how much", () => {
+    const container = stopped({
+      exitCode: 127,
+      args: ["sh", "-c", "x".repeat(1_000_000), ...Array(100_000).fill("-v")],
+      statusReason: "R".repeat(100_000),
+      statusMessage: "m".repeat(1_000_000),
+    });
+    const big = record(container, {
+      podMeanings: new Map([[127, "p".repeat(1_000_000)]]),
+      problems: Array(1000).fill(`annotation x: ${"n".repeat(100_000)}`),
+    });
+    expect(ExitRecord.encode(big).finish().length).toBeLessThan(40_000);
+    expect(big.command).toEqual(["sh", "-c", `${"x".repeat(4017)}… [995983 more bytes]`, "… [100000 more words]"]);
+    expect(big.runtimeMessage).toBe(`${"m".repeat(4096)}… [995904 more bytes]`);
+    expect(big.message).toBe(big.runtimeMessage);
+    expect(big.runtimeReason).toBe(`${"R".repeat(1024)}… [98976 more bytes]`);
+    expect(big.explanation).toMatch(/^exited with code 127: p+… \[\d+ more bytes\]/);
+    expect(big.notes).toHaveLength(17);
+    expect(big.notes.at(-1)).toBe("… [984 more notes]");
   });
 });
 

@@ -9,6 +9,7 @@ import { stripWrapper, type WrapperPrefix } from "./command.js";
 import { type ExitFacts, exitFacts } from "./exit-facts.js";
 import { explainExit } from "./explanation.js";
 import { type ExitRecord, type OomCheck, OomVerdict, Source } from "../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
+import { boundRecord, limitText, RECORD_LIMITS, truncateWords } from "./record-limits.js";
 
 /** The NRI events an exit is reported from. */
 export type ExitEvent = "StopContainer" | "RemoveContainer";
@@ -62,8 +63,18 @@ function inferredMessage(facts: ExitFacts, oomKilled: boolean, oom: OomCheck): s
   return facts.meaning?.description ?? "";
 }
 
+/**
+ * The record of the end; its texts are cut to {@link RECORD_LIMITS} (the
+ * runtime's and the pod's before the explanation quotes them).
+ */
 export function buildExitRecord(input: RecordInput): ExitRecord {
-  const { pod, container, oom } = input;
+  const { pod, oom } = input;
+  const container = {
+    ...input.container,
+    args: truncateWords(input.container.args, RECORD_LIMITS.command),
+    statusReason: limitText(input.container.statusReason, RECORD_LIMITS.name),
+    statusMessage: limitText(input.container.statusMessage, RECORD_LIMITS.message),
+  };
   const facts = exitFacts(container);
   const code = facts.exitCode;
   const runtimeReason = container.statusReason;
@@ -76,9 +87,9 @@ export function buildExitRecord(input: RecordInput): ExitRecord {
   const configMeaning = code === undefined ? undefined : input.configMeanings.get(code);
   const declared =
     podMeaning !== undefined
-      ? { text: podMeaning, source: Source.SOURCE_POD }
+      ? { text: limitText(podMeaning, RECORD_LIMITS.message), source: Source.SOURCE_POD }
       : configMeaning !== undefined
-        ? { text: configMeaning, source: Source.SOURCE_CONFIG }
+        ? { text: limitText(configMeaning, RECORD_LIMITS.message), source: Source.SOURCE_CONFIG }
         : undefined;
 
   const inferred = inferredReason(facts, oomKilled);
@@ -101,7 +112,7 @@ export function buildExitRecord(input: RecordInput): ExitRecord {
   const wrapperProgram = wrapper[0]?.slice(wrapper[0].lastIndexOf("/") + 1);
   const quoted = wrapperProgram && runtimeMessage.includes(wrapperProgram) ? container.args : command;
 
-  return {
+  return boundRecord({
     sequence: input.sequence,
     reportedAt: input.reportedAt,
     event: input.event,
@@ -139,5 +150,5 @@ export function buildExitRecord(input: RecordInput): ExitRecord {
     oom,
     flags: flagsOf(input, facts),
     notes: [...input.problems],
-  };
+  });
 }
