@@ -35,6 +35,7 @@ export type {
   UpdateInput,
 } from "./plugin.js";
 export { type CheckedPlugin, type CheckResultKeys, definePlugin, type StrayResultKeys } from "./plugin-check.js";
+export { type ReadRegularFileOptions, readRegularFile } from "./regular-file.js";
 export { type RunPluginOptions, runPlugin } from "./run-plugin.js";
 export { type RuntimeInfo, Stub, type StubOptions } from "./stub.js";
 export { HANDLER_EVENTS } from "./subscription.js";
