@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cgroupDirectory, cgroupPathOnDisk, expandSlice, memoryCgroupFromMountinfo } from "./cgroups.js";
+import { cgroupDirectory, cgroupPathOnDisk, expandSlice, memoryCgroupFromMountinfo, resolveCgroup } from "./cgroups.js";
 
 /** This machine's mountinfo (Debian 12 VM, cgroup v1 with a cgroup2 "unified" mount). */
 const HYBRID = `31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755
@@ -72,5 +72,17 @@ describe("cgroup paths", () => {
     expect(cgroupPathOnDisk(namespaced, "/kubepods/pod1/3fea")).toBe("/sys/fs/cgroup/pod1/3fea");
     expect(cgroupPathOnDisk(namespaced, "/kubepodsx/3fea")).toBeUndefined();
     expect(cgroupPathOnDisk(namespaced, "/k8s.io/3fea")).toBeUndefined();
+  });
+
+  it("resolves '.' and '..', and places nowhere a path that climbs out of the hierarchy or the mount's view", () => {
+    expect(resolveCgroup("/kubepods/./pod1/../pod2//3fea")).toBe("/kubepods/pod2/3fea");
+    expect(resolveCgroup("/kubepods/../../../tmp")).toBeUndefined();
+    expect(resolveCgroup("/..")).toBeUndefined();
+    const v1 = { version: 1 as const, mountPoint: "/sys/fs/cgroup/memory", mountRoot: "/" };
+    expect(cgroupPathOnDisk(v1, "/kubepods/../../../../tmp/x")).toBeUndefined();
+    expect(cgroupPathOnDisk(v1, "/kubepods/../k8s.io/3fea")).toBe("/sys/fs/cgroup/memory/k8s.io/3fea");
+    const namespaced = { version: 2 as const, mountPoint: "/sys/fs/cgroup", mountRoot: "/kubepods" };
+    expect(cgroupPathOnDisk(namespaced, "/kubepods/../k8s.io/3fea")).toBeUndefined();
+    expect(cgroupPathOnDisk(namespaced, "/kubepods/pod1/../pod2")).toBe("/sys/fs/cgroup/pod2");
   });
 });

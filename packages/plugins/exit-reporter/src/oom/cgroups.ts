@@ -80,9 +80,26 @@ export function cgroupDirectory(cgroupsPath: string): string | undefined {
   return `${base === "/" ? "" : base}/${unit}`;
 }
 
+/**
+ * The cgroup path with `.` and `..` resolved, or undefined when a `..`
+ * climbs above the hierarchy's root: a runtime never sends one, and
+ * resolved later (by a join) it would lead out of the mount.
+ */
+export function resolveCgroup(cgroup: string): string | undefined {
+  const parts: string[] = [];
+  for (const part of cgroup.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part !== "..") parts.push(part);
+    else if (parts.pop() === undefined) return undefined;
+  }
+  return `/${parts.join("/")}`;
+}
+
 /** The directory of `cgroup` on disk, or undefined when it lies outside what the mount shows. */
 export function cgroupPathOnDisk(layout: CgroupLayout, cgroup: string): string | undefined {
+  const resolved = resolveCgroup(cgroup);
   const root = layout.mountRoot.replace(/\/+$/, "");
-  if (root !== "" && cgroup !== root && !cgroup.startsWith(`${root}/`)) return undefined;
-  return join(layout.mountPoint, cgroup.slice(root.length));
+  if (resolved === undefined || (root !== "" && resolved !== root && !resolved.startsWith(`${root}/`)))
+    return undefined;
+  return join(layout.mountPoint, resolved.slice(root.length));
 }

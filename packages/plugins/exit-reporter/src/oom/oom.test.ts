@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm, rmdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -85,6 +85,39 @@ describe("checkOom on cgroup trees laid out as the kernel does", () => {
     expect((await checkOom(namespaced, "/k8s.io/x")).evidence).toBe(
       "the cgroup /k8s.io/x lies outside the reporter's view of cgroups (/sys/fs/cgroup)",
     );
+  });
+
+  it("reads nothing outside the hierarchy, whatever '..' a cgroup path holds", async () => {
+    // A file of someone's choice, beside the hierarchy, that would confirm a kill.
+    await mkdir(join(root, "elsewhere"), { recursive: true });
+    await writeFile(join(root, "elsewhere/memory.events"), "oom_kill 99\n");
+    const v2 = await memoryCgroupUnder(join(root, "v2"));
+    for (const path of [
+      "/kubepods/../../elsewhere",
+      "/../elsewhere",
+      "kubepods.slice:cri-containerd:../../../../elsewhere",
+    ]) {
+      expect(await checkOom(v2, path)).toMatchObject({
+        verdict: OomVerdict.OOM_VERDICT_UNKNOWN,
+        evidence: expect.stringContaining("lies outside the reporter's view of cgroups"),
+      });
+    }
+    // '..' that stays inside is only a path
+    expect((await checkOom(v2, "/kubepods.slice/x/../kubepods-pod1.slice/cri-containerd-ok.scope")).evidence).toBe(
+      "cgroup v2 memory.events: oom_kill 0",
+    );
+  });
+
+  it("reads only a regular file, and never waits for a named pipe", async () => {
+    const dir = join(root, "v2/k8s.io/piped");
+    await mkdir(dir, { recursive: true });
+    execFileSync("mkfifo", [join(dir, "memory.events")]);
+    const v2 = await memoryCgroupUnder(join(root, "v2"));
+    expect(await checkOom(v2, "/k8s.io/piped")).toEqual({
+      verdict: OomVerdict.OOM_VERDICT_UNKNOWN,
+      evidence: `cannot read ${join(dir, "memory.events")}: not a regular file: a named pipe`,
+      path: join(dir, "memory.events"),
+    });
   });
 });
 

@@ -6,12 +6,14 @@
  * containerd still has the cgroup when it sends StopContainer, and removes
  * it before RemoveContainer.
  */
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { readRegularFile } from "@nri-ts/stub";
 import { type CgroupLayout, cgroupDirectory, cgroupPathOnDisk } from "./cgroups.js";
 import { type OomCheck, OomVerdict } from "../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
 
 const COUNTER_FILE = { 1: "memory.oom_control", 2: "memory.events" } as const;
+/** The counter files hold a few lines; anything longer is not one. */
+const MAX_COUNTER_FILE_BYTES = 64 * 1024;
 
 function unknown(evidence: string, path = ""): OomCheck {
   return { verdict: OomVerdict.OOM_VERDICT_UNKNOWN, evidence, path };
@@ -39,7 +41,8 @@ export async function checkOom(
   const path = join(directory, file);
   let text: string;
   try {
-    text = await readFile(path, { encoding: "utf8", signal });
+    // Never blocks (a named pipe there would hang the runtime's request), reads only a regular file.
+    text = (await readRegularFile(path, { maxBytes: MAX_COUNTER_FILE_BYTES, signal })).toString("utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return unknown(`the container's cgroup ${cgroup} no longer exists`, path);
