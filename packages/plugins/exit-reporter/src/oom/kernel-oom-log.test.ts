@@ -48,4 +48,31 @@ describe("KernelOomLog", () => {
     expect(await log.find(undefined, 9001, { startedAt: 0n, finishedAt: 0n })).toBeUndefined();
     expect(await log.find(undefined, 4242, always)).toBeUndefined();
   });
+
+  it("skips a line longer than any record, whatever it holds, and reads on after it", async () => {
+    const kill = (cgroup: string, pid: number) =>
+      `6,4001,6200357334,-;oom-kill:constraint=CONSTRAINT_MEMCG,oom_memcg=${cgroup},task_memcg=${cgroup},task=sh,pid=${pid},uid=0`;
+    const path = join(dir, "long-lines");
+    // a megabyte on one line, then a record split across the reader's chunks
+    await writeFile(
+      path,
+      `${kill("/hidden", 41)}${" x".repeat(500_000)}\n${"y".repeat(70_000)}\n${kill("/after", 42)}\n`,
+    );
+    const long = await KernelOomLog.open(path);
+    try {
+      expect(await long.find("/hidden", 0, always)).toBeUndefined();
+      expect((await long.find("/after", 0, always))?.text).toBe("oom-kill of sh (pid 42) in memory cgroup /after");
+    } finally {
+      await long.close();
+    }
+  });
+
+  it("reads a configured file that never ends (/dev/zero) a few megabytes at a time, never hanging a check", async () => {
+    const endless = await KernelOomLog.open("/dev/zero");
+    try {
+      expect(await endless.find("/nri-e2e-rt-65Up83/c68ca382", 7171, always)).toBeUndefined();
+    } finally {
+      await endless.close();
+    }
+  });
 });

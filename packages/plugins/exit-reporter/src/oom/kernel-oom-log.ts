@@ -24,6 +24,15 @@ export const KMSG = "/dev/kmsg";
 const REMEMBERED = 4096;
 /** How often the log is read while nobody asks, so that the kernel's ring does not drop what matters. */
 const READ_EVERY_MS = 1000;
+/** The longest record the kernel writes to /dev/kmsg; a longer line is no record, and is skipped. */
+const MAX_LINE_BYTES = 8192;
+/**
+ * How much one read takes at most, so that a configured file that never
+ * ends (`/dev/zero`) cannot hold up a check; the rest waits for the next
+ * read. The kernel's ring holds at most 32 MiB, and is read every second.
+ */
+const READ_BUDGET_BYTES = 4 * 1024 * 1024;
+const NEWLINE = 0x0a;
 
 const RECORD = /^\d+,\d+,(\d+),[^;]*;(.*)$/;
 const SUMMARY = /^oom-kill:.*\boom_memcg=([^,]*),task_memcg=([^,]*),task=([^,]*),pid=(\d+)/;
@@ -46,8 +55,12 @@ export class KernelOomLog {
   private readonly byPid = new BoundedMap<number, KernelOomKill>(REMEMBERED);
   private reading: Promise<void> | undefined;
   private readonly timer: NodeJS.Timeout;
-  private readonly buffer = Buffer.alloc(8192);
-  private rest = "";
+  private readonly buffer = Buffer.alloc(64 * 1024);
+  /** The start of a line a read ended in (a regular file may end a read mid-line). */
+  private partial: Buffer[] = [];
+  private partialBytes = 0;
+  /** The line being read is longer than any record: it is skipped to its end. */
+  private skipping = false;
 
   /** The epoch time of boot, in nanoseconds, as far as the uptime tells it. */
   private readonly bootedAt = BigInt(Date.now() - Math.round(uptime() * 1000)) * 1_000_000n;
@@ -76,7 +89,7 @@ export class KernelOomLog {
   }
 
   private async drain(): Promise<void> {
-    for (;;) {
+    for (let budget = READ_BUDGET_BYTES; budget > 0; ) {
       let bytes: number;
       try {
         ({ bytesRead: bytes } = await this.handle.read(this.buffer, 0, this.buffer.length, null));
@@ -87,23 +100,48 @@ export class KernelOomLog {
         return; // EAGAIN: nothing more for now (or the log went away)
       }
       if (bytes === 0) return;
-      this.note(this.buffer.toString("utf8", 0, bytes));
+      budget -= bytes;
+      this.note(this.buffer.subarray(0, bytes));
     }
   }
 
   /**
    * Records as /dev/kmsg hands them, one per read:
    * `<prio>,<seq>,<usec>,<flags>[,...];<message>`, then continuation lines
-   * that start with a space (skipped).
+   * that start with a space (skipped). Each byte is looked at once, however
+   * long a line: one longer than a record is dropped as it comes.
    */
-  private note(text: string): void {
-    const lines = (this.rest + text).split("\n");
-    // A regular file (the tests use one) may end a read mid-line.
-    this.rest = lines.pop() ?? "";
-    for (const line of lines) {
-      const record = RECORD.exec(line);
+  private note(chunk: Buffer): void {
+    let start = 0;
+    for (let end = chunk.indexOf(NEWLINE); end >= 0; end = chunk.indexOf(NEWLINE, start)) {
+      const piece = chunk.subarray(start, end);
+      start = end + 1;
+      if (this.skipping || this.partialBytes + piece.length > MAX_LINE_BYTES) {
+        this.endLine();
+        continue;
+      }
+      const line = this.partialBytes === 0 ? piece : Buffer.concat([...this.partial, piece]);
+      this.endLine();
+      const record = RECORD.exec(line.toString("utf8"));
       if (record) this.noteMessage(this.bootedAt + BigInt(record[1]) * 1000n, record[2]);
     }
+    const rest = chunk.subarray(start);
+    if (rest.length === 0 || this.skipping) return;
+    if (this.partialBytes + rest.length > MAX_LINE_BYTES) {
+      this.partial = [];
+      this.partialBytes = 0;
+      this.skipping = true;
+      return;
+    }
+    // The buffer is read into again: keep a copy.
+    this.partial.push(Buffer.from(rest));
+    this.partialBytes += rest.length;
+  }
+
+  private endLine(): void {
+    this.partial = [];
+    this.partialBytes = 0;
+    this.skipping = false;
   }
 
   private noteMessage(at: bigint, message: string): void {
