@@ -1,8 +1,9 @@
+import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type HookSet, readHooksDir, readHooksDirs, startupError } from "./hook-dirs.js";
+import { type HookSet, MAX_HOOK_FILE_BYTES, readHooksDir, readHooksDirs, startupError } from "./hook-dirs.js";
 
 let root: string;
 let low: string;
@@ -48,6 +49,23 @@ describe("readHooksDir", () => {
       `read ${join(low, "4.json")}: is a directory: parsing hook "${join(low, "3.json")}": version check: unexpected end of JSON input: parsing hook "${join(low, "1.json")}": unrecognized hook version: "9"`,
     );
     expect([...hooks.keys()]).toEqual(["2.json"]);
+  });
+
+  it("reads only regular files, without blocking, up to a size, and keeps the good ones", async () => {
+    await writeFile(join(low, "1.json"), good());
+    execFileSync("mkfifo", [join(low, "2-pipe.json")]);
+    await symlink("/dev/zero", join(low, "3-zero.json"));
+    await writeFile(join(low, "4-big.json"), Buffer.alloc(MAX_HOOK_FILE_BYTES + 1, " "));
+    const hooks: HookSet = new Map();
+    const error = await readHooksDir(low, hooks);
+    expect(error?.message).toBe(
+      [
+        `read ${join(low, "4-big.json")}: larger than 1048576 bytes`,
+        `read ${join(low, "3-zero.json")}: not a regular file: a character device`,
+        `read ${join(low, "2-pipe.json")}: not a regular file: a named pipe`,
+      ].join(": "),
+    );
+    expect([...hooks.keys()]).toEqual(["1.json"]);
   });
 });
 

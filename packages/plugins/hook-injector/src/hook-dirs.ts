@@ -4,9 +4,10 @@
  * replacing same-named files of earlier ones, files that vanished while
  * being read skipped, and the errors of one directory chained into one.
  */
-import { readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { codeOf, goPathError, isNotExist } from "@nri-ts/api";
+import { readRegularFile } from "@nri-ts/stub";
 import { type HookDefinition, parseHookFile } from "./hook-file.js";
 
 /** Where packages install hooks (the lower precedence). */
@@ -15,6 +16,13 @@ export const DEFAULT_HOOKS_DIR = "/usr/share/containers/oci/hooks.d";
 export const OVERRIDE_HOOKS_DIR = "/etc/containers/oci/hooks.d";
 /** The directories the Go plugin reads, lowest precedence first. */
 export const HOOKS_DIRS: readonly string[] = [DEFAULT_HOOKS_DIR, OVERRIDE_HOOKS_DIR];
+
+/**
+ * The largest hook file read; hook files are a few hundred bytes. Go's
+ * library reads any size, and a device such as `/dev/zero` until memory
+ * runs out; a named pipe hangs it.
+ */
+export const MAX_HOOK_FILE_BYTES = 1024 * 1024;
 
 /** The hooks read, by file name. */
 export type HookSet = Map<string, HookDefinition>;
@@ -31,8 +39,10 @@ function chain(errors: readonly Error[]): Error | undefined {
 /**
  * Reads one directory's hooks into `hooks` (by file name, replacing earlier
  * ones) and resolves to the error of the files that could not be read, if
- * any: a missing directory, unreadable or invalid files. A file that is
- * gone by the time it is read (a dangling link) is skipped silently.
+ * any: a missing directory, unreadable or invalid files, anything but a
+ * regular file (read without blocking: a named pipe does not hang it), a
+ * file over {@link MAX_HOOK_FILE_BYTES}. A file that is gone by the time it
+ * is read (a dangling link) is skipped silently.
  */
 export async function readHooksDir(dir: string, hooks: HookSet): Promise<Error | undefined> {
   let names: string[];
@@ -47,10 +57,11 @@ export async function readHooksDir(dir: string, hooks: HookSet): Promise<Error |
     const path = join(dir, name);
     let content: Buffer;
     try {
-      content = await readFile(path);
+      content = await readRegularFile(path, { maxBytes: MAX_HOOK_FILE_BYTES });
     } catch (error) {
       const code = codeOf(error);
-      if (code !== "ENOENT") errors.push(goPathError(code === "EISDIR" ? "read" : "open", path, error));
+      const reading = code === "EISDIR" || code === "ERR_NOT_REGULAR_FILE" || code === "EFBIG";
+      if (code !== "ENOENT") errors.push(goPathError(reading ? "read" : "open", path, error));
       continue;
     }
     try {
