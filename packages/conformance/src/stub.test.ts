@@ -366,8 +366,9 @@ describeWithGo("@nri-ts/stub hosted by the Go adaptation", () => {
     const host = await startHost();
     const plugin = startPlugin("ts", { idx: "10", name: "bad name" });
     const { code, stderr } = await plugin.exited;
-    expect(code).toBe(1);
-    expect(stderr).toContain(`invalid plugin name \\"bad name\\": contains invalid character ' '`);
+    // a usage error: said on stderr in words, exit code 2
+    expect(code).toBe(2);
+    expect(stderr).toContain(`invalid plugin name "bad name": contains invalid character ' '`);
     expect(host.events.filter((e) => e.event === "synced")).toHaveLength(1); // Start's own
   });
 });

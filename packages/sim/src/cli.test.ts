@@ -382,7 +382,7 @@ describe("nri-sim run exits 2 when a plugin did not run", () => {
     const { status, stdout, stderr } = await cli("run", scenario, "--plugin", `70-runs-itself=${program}`);
     expect(stdout).toBe("");
     expect(stderr.split("\n")[0]).toBe(
-      `plugin 70-runs-itself (${program}) did not run: its process exited with code 1 before it registered; ` +
+      `plugin 70-runs-itself (${program}) did not run: its process exited with code 2 before it registered; ` +
         "the module seems to call runPlugin itself: --plugin takes a module that exports its plugin, and runs it; " +
         "a program that runs itself runs with --exec, through an executable wrapper (see @nri-ts/sim's README, Plugins)",
     );

@@ -83,6 +83,16 @@ describe("resolveIdentity", () => {
     );
   });
 
+  it("with a name but no index, says that the index is missing, not that the program's file name is wrong", () => {
+    expect(() => resolveIdentity(sources({ programPath: "/app/dist/main.js", name: "tini" }))).toThrow(
+      new StubError(
+        "ERR_STUB_IDENTITY",
+        `cannot tell the plugin's identity: the name "tini" has no index to go with it (a plugin registers as NN-name): ` +
+          "give one with -idx (as in -idx 10 -name tini), NRI_PLUGIN_IDX or runPlugin's index option, or name the program 10-tini",
+      ),
+    );
+  });
+
   it("refuses a bad index before connecting", () => {
     expect(() => resolveIdentity(sources({ index: "1", name: "x" }))).toThrow(
       expect.objectContaining({

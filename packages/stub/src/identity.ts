@@ -37,6 +37,16 @@ export interface IdentitySources {
 
 const SCRIPT_EXTENSION = /\.(?:[cm]?js|[cm]?ts)$/;
 
+/** Whether a program name gives an index and a name (`10-logger`). */
+function isFullName(program: string): boolean {
+  try {
+    parsePluginName(program);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The base name of a program path, without a JavaScript or TypeScript extension. */
 export function programName(programPath: string): string {
   return basename(programPath).replace(SCRIPT_EXTENSION, "");
@@ -65,6 +75,16 @@ export function resolveIdentity(sources: IdentitySources): Identity {
   }
 
   const program = programName(sources.programPath);
+  if (index === "" && sources.name !== undefined && !isFullName(program)) {
+    // A name given (say, -name on a command line) and nothing else: what is missing is the index.
+    const example = `10-${sources.name || "name"}`;
+    throw new StubError(
+      "ERR_STUB_IDENTITY",
+      `cannot tell the plugin's identity: the name ${JSON.stringify(sources.name)} has no index to go with it ` +
+        `(a plugin registers as NN-name): give one with -idx (as in -idx 10 -name ${sources.name || "name"}), ` +
+        `${PLUGIN_IDX_ENV} or runPlugin's index option, or name the program ${example}`,
+    );
+  }
   try {
     if (index === "") ({ index, name } = parsePluginName(program));
     else if (name === "") name = sources.defaultName ?? program;

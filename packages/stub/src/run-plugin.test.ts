@@ -84,12 +84,26 @@ describe("runPlugin in a plugin program", { timeout: 120_000 }, () => {
     expect(stderr).toContain("was launched by the runtime and cannot reconnect");
   });
 
-  it("exits 1 before connecting when its identity is bad", async () => {
+  it("says why on stderr, in words, and exits 2 before connecting when its identity is bad", async () => {
     const { runtime, exited } = await launch({ NRI_PLUGIN_NAME: "child", NRI_PLUGIN_IDX: "4x" });
-    const { code, stderr } = await exited;
-    expect(code).toBe(1);
-    expect(stderr).toContain('invalid plugin index \\"4x\\" (not [0-9][0-9])');
+    expect(await exited).toMatchObject({
+      code: 2,
+      stderr:
+        'cannot tell the plugin\'s identity: invalid plugin index "4x" (not [0-9][0-9]) ' +
+        "(set NRI_PLUGIN_IDX and NRI_PLUGIN_NAME, pass index and name, or name the program NN-name)\n",
+    });
     expect(runtime.registrations).toEqual([]);
+  });
+
+  it("started by hand with a name and no index, says the index is missing, and exits 2", async () => {
+    // as `node dist/main.js -name tini` does: the program's file name is no NN-name to fall back on
+    const { exited } = await launch({}, ["--name", "tini"]);
+    expect(await exited).toMatchObject({
+      code: 2,
+      stderr:
+        `cannot tell the plugin's identity: the name "tini" has no index to go with it (a plugin registers as NN-name): ` +
+        "give one with -idx (as in -idx 10 -name tini), NRI_PLUGIN_IDX or runPlugin's index option, or name the program 10-tini\n",
+    });
   });
 
   it("runs the README's example plugin", async () => {

@@ -24,8 +24,10 @@ export interface RunPluginOptions extends StubOptions {
 /**
  * The main of a plugin program: runs the plugin until a signal stops it
  * (exit code 0) or the runtime goes away (`exitCode`, default 1), and exits
- * 1 when it cannot start. With `reconnect`, it reconnects instead of exiting
- * when the runtime goes away.
+ * 1 when it cannot start. When it cannot tell its identity (no index, a
+ * bad name: how it was started is wrong), it says so on stderr, in words,
+ * and exits 2, as for a bad command line. With `reconnect`, it reconnects
+ * instead of exiting when the runtime goes away.
  *
  * ```ts
  * await runPlugin({ createContainer: (pod, ctr) => ({ annotations: { seen: "yes" } }) });
@@ -44,6 +46,10 @@ export async function runPlugin<P extends Plugin>(
     stub = new Stub<P>(plugin, options);
     options.onStub?.(stub);
   } catch (error) {
+    if (error instanceof StubError && error.code === "ERR_STUB_IDENTITY") {
+      process.stderr.write(`${error.message}\n`);
+      return exit(2);
+    }
     (options.logger ?? createLogger()).error({ err: error }, `cannot create the plugin: ${messageOf(error)}`);
     return exit(1);
   }

@@ -21,10 +21,10 @@ describe("pluginProgram", { timeout: 120_000 }, () => {
   it("runs a TypeScript program with Node and tsx, to its exit code and output", async () => {
     expect(launched.command[0]).toBe(process.execPath);
     expect(launched.command).toContain("--import");
-    // started by hand as `launched.ts`, without an index: the stub says why it cannot register, and the program exits 1
+    // started by hand as `launched.ts`, without an index: the stub says why it cannot register, and the program exits 2
     const run = await launched.run();
-    expect(run).toMatchObject({ code: 1, signal: null, stdout: "" });
-    expect(run.stderr).toContain('invalid plugin name \\"launched\\", idx-pluginname expected');
+    expect(run).toMatchObject({ code: 2, signal: null, stdout: "" });
+    expect(run.stderr).toContain('invalid plugin name "launched", idx-pluginname expected');
   });
 
   it("installs it in a plugin directory, where the runtime launches it with its arguments", async () => {
