@@ -52,6 +52,33 @@ describe("creating a stub", () => {
     );
   });
 
+  it("warns about each key that is no handler, naming the nearest handler, and runs with the others", async () => {
+    const { logger, lines } = recordingLogger();
+    // a plugin written in JavaScript, or typed loosely: TypeScript would not take these keys
+    const misspelled = { createContainer: () => {}, stopContainr: () => {}, PostStartContainer: () => {}, timeout: 5 };
+    const stub = new Stub(misspelled as Plugin, { ...base, logger });
+    expect(stub.handledEvents).toBe(eventMask(Event.CREATE_CONTAINER));
+    expect(lines.filter((line) => line.level === "warn").map((line) => line.msg)).toEqual([
+      `the plugin's key "stopContainr" (did you mean stopContainer?) is no handler, and is ignored`,
+      `the plugin's key "PostStartContainer" (did you mean postStartContainer?) is no handler, and is ignored`,
+      `the plugin's key "timeout" (did you mean shutdown?) is no handler, and is ignored`,
+    ]);
+    expect(lines.filter((line) => line.level === "warn")[0]).toMatchObject({
+      key: "stopContainr",
+      nearest: "stopContainer",
+    });
+  });
+
+  it("names the keys that are no handlers when there is no handler at all", () => {
+    expect(() => new Stub({ stopContainr: () => {} } as Plugin, base)).toThrow(
+      new StubError(
+        "ERR_STUB_NO_HANDLERS",
+        "plugin does not implement any NRI request handlers (it needs at least one lifecycle event handler); " +
+          `its key "stopContainr" (did you mean stopContainer?) is no handler`,
+      ),
+    );
+  });
+
   it("refuses a bad identity before connecting", () => {
     expect(() => new Stub(plugin, { ...base, index: "100" })).toThrow(
       expect.objectContaining({ code: "ERR_STUB_IDENTITY" }),

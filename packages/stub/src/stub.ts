@@ -18,6 +18,7 @@ import { type ConnectionSource, type Dialer, dialUnix, inheritedFd, openConnecti
 import { StubError, type StubErrorCode, messageOf } from "./errors.js";
 import { type FailurePolicyInput, resolveFailurePolicy } from "./failure-policy.js";
 import { type Identity, programName, resolveIdentity } from "./identity.js";
+import { describeUnknownKey, unknownPluginKeys } from "./plugin-keys.js";
 import { bindLogger, createLogger, type Logger } from "./logger.js";
 import type { ConfigureInput, EvictionInput, Plugin, UpdateInput } from "./plugin.js";
 import type { CheckedPlugin, definePlugin } from "./plugin-check.js";
@@ -143,7 +144,8 @@ export class Stub<P extends Plugin = Plugin> {
     this.#connection = options.connection;
     this.#registrationTimeoutMs = options.registrationTimeoutMs ?? DEFAULT_REGISTRATION_TIMEOUT_MS;
     const baseLogger = options.logger ?? createLogger();
-    this.handledEvents = handledEvents(plugin);
+    const strays = unknownPluginKeys(plugin);
+    this.handledEvents = handledEvents(plugin, strays.map(describeUnknownKey));
     this.#events = this.handledEvents;
     const launched = options.connection === undefined && inheritedFd(this.#env) !== undefined;
     const programPath = options.programPath ?? process.argv[1] ?? process.argv0;
@@ -157,6 +159,12 @@ export class Stub<P extends Plugin = Plugin> {
       onNameOverride: (name, previous) => baseLogger.info({ name, previous }, "plugin name overridden"),
     });
     this.logger = bindLogger(baseLogger, { plugin: this.name });
+    for (const stray of strays) {
+      this.logger.warn(
+        { key: stray.key.slice(0, 64), nearest: stray.nearest },
+        `the plugin's key ${describeUnknownKey(stray)} is no handler, and is ignored`,
+      );
+    }
     this.logger.info(
       { program: programName(programPath), events: formatEventMask(this.handledEvents) },
       `created plugin ${this.name}`,

@@ -22,16 +22,21 @@ export const HANDLER_EVENTS = {
 
 /**
  * The events the plugin has handlers for.
+ * @param strays the plugin's keys that are no handler, named when it has none (they may be misspelled ones)
  * @throws StubError ERR_STUB_NO_HANDLERS when it has none
  */
-export function handledEvents(plugin: Plugin): EventMask {
+export function handledEvents(plugin: Plugin, strays: readonly string[] = []): EventMask {
   const events = Object.entries(HANDLER_EVENTS)
     .filter(([handler]) => typeof plugin[handler as keyof Plugin] === "function")
     .map(([, event]) => event);
   if (events.length === 0) {
+    const unknown =
+      strays.length > 0
+        ? `; its ${strays.length === 1 ? "key" : "keys"} ${strays.join(", ")} ${strays.length === 1 ? "is no handler" : "are no handlers"}`
+        : "";
     throw new StubError(
       "ERR_STUB_NO_HANDLERS",
-      "plugin does not implement any NRI request handlers (it needs at least one lifecycle event handler)",
+      `plugin does not implement any NRI request handlers (it needs at least one lifecycle event handler)${unknown}`,
     );
   }
   return eventMask(...events);
