@@ -1,14 +1,17 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { Container, ContainerState, PodSandbox } from "@nri-ts/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, USAGE } from "./cli.js";
 import { decodeConfig } from "./config.js";
+import { GrpcOutput } from "./outputs/grpc-output.js";
 import { ExitReporter } from "./reporter.js";
 
 const S = 1_000_000_000n;
@@ -170,11 +173,22 @@ describe("nri-exits against a running reporter", () => {
 });
 
 describe("nri-exits mistakes", () => {
-  it("says when the reporter cannot be reached", async () => {
-    const run = await cli(["recent", "--address", "/nonexistent/exits.sock"]);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(
-      /^nri-exits: cannot reach the exit reporter at \/nonexistent\/exits.sock: .*\(is nri-exit-reporter running, with its gRPC output on\?\)\n$/,
+  it("says when the reporter cannot be reached, and why, in words", async () => {
+    expect(await cli(["watch", "--address", "unix:///nonexistent/exits.sock"])).toEqual({
+      code: 1,
+      stdout: "",
+      stderr:
+        "nri-exits: cannot reach the exit reporter at unix:///nonexistent/exits.sock: there is no socket there " +
+        "(is nri-exit-reporter running, with its gRPC output on?)\n",
+    });
+    // a port nothing listens on: the one of a server just closed
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise((resolve) => server.close(resolve));
+    expect((await cli(["recent", "--address", `127.0.0.1:${port}`])).stderr).toBe(
+      `nri-exits: cannot reach the exit reporter at 127.0.0.1:${port}: nothing listens there (connection refused) ` +
+        "(is nri-exit-reporter running, with its gRPC output on?)\n",
     );
   });
 
@@ -183,6 +197,10 @@ describe("nri-exits mistakes", () => {
     [["tail"], "nri-exits: unknown command tail\nRun nri-exits --help for the usage.\n"],
     [
       ["recent", "-n", "many"],
+      'nri-exits: -n: expected a whole number, got "many"\nRun nri-exits --help for the usage.\n',
+    ],
+    [
+      ["recent", "--limit=many"],
       'nri-exits: --limit: expected a whole number, got "many"\nRun nri-exits --help for the usage.\n',
     ],
     [
@@ -204,6 +222,58 @@ describe("nri-exits mistakes", () => {
       "nri-exits: Unknown option '--follow'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- \"--follow\"",
     );
     expect(await cli(["--help"])).toEqual({ code: 0, stdout: USAGE, stderr: "" });
+  });
+});
+
+describe("nri-exits when the reporter goes away while it watches", { timeout: 120_000 }, () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "nri-exits-lost-"));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  /** A reporter's gRPC output in a process of its own, listening on `socket`. */
+  async function reporterProcess(socket: string) {
+    const loader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+    const child = spawn(
+      process.execPath,
+      ["--conditions=@nri-ts/source", "--import", loader, join(import.meta.dirname, "fixtures/grpc-only.ts"), socket],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    const lines = createInterface({ input: child.stdout });
+    const said = (line: string) => new Promise<void>((resolve) => lines.on("line", (l) => l === line && resolve()));
+    await said("listening");
+    return { child, watched: said("watched") };
+  }
+
+  it("says the connection was lost, not that the reporter cannot be reached", async () => {
+    const socket = join(dir, "killed.sock");
+    const reporter = await reporterProcess(socket);
+    const watching = cli(["watch", "--address", socket]);
+    await reporter.watched;
+    reporter.child.kill("SIGKILL");
+    expect(await watching).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `nri-exits: lost the connection to the exit reporter at ${socket} (did it stop or restart?)\n`,
+    });
+  });
+
+  it("says so when the reporter stops", async () => {
+    const socket = join(dir, "stopping.sock");
+    const output = await GrpcOutput.start({
+      address: { kind: "unix", path: socket },
+      onSubscriberDropped: () => {},
+      attachCause: () => ({ replaced: false }),
+    });
+    const watching = cli(["watch", "--address", socket]);
+    await expect.poll(() => output.hub.watchers).toBe(1);
+    await output.close();
+    expect(await watching).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `nri-exits: the exit reporter at ${socket} is stopping\n`,
+    });
   });
 });
 

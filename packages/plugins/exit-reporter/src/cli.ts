@@ -9,6 +9,7 @@ import { AddressError } from "./outputs/address.js";
 import { connectExitReporter, DEFAULT_ADDRESS } from "./client.js";
 import type { ExitFilter } from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
 import { exitRecordToJson } from "./outputs/json-record.js";
+import { STOPPING } from "./outputs/grpc-output.js";
 import { exitLine, exitTable, styleFor } from "./render.js";
 
 export const USAGE = `Usage: nri-exits <command> [options]
@@ -64,28 +65,61 @@ export interface CliIo {
   signal: AbortSignal;
 }
 
-function wholeNumber(text: string, option: string): number {
-  if (!/^\d+$/.test(text)) throw new UsageError(`--${option}: expected a whole number, got ${JSON.stringify(text)}`);
+/** `option`'s value as a whole number; `typed` is the option as the user wrote it (`-n` or `--limit`). */
+function wholeNumber(text: string, typed: string): number {
+  if (!/^\d+$/.test(text)) throw new UsageError(`${typed}: expected a whole number, got ${JSON.stringify(text)}`);
   return Number(text);
 }
 
-function describeClientError(error: ClientError, address: string): string {
-  if (error.code === Status.UNAVAILABLE) {
-    return `cannot reach the exit reporter at ${address}: ${error.details} (is nri-exit-reporter running, with its gRPC output on?)`;
-  }
-  return `${Status[error.code]}: ${error.details}`;
+/** What the system said when the connection failed, in words (grpc-js wraps it in its own). */
+const CONNECT_ERRORS: Readonly<Record<string, string>> = {
+  ENOENT: "there is no socket there",
+  ECONNREFUSED: "nothing listens there (connection refused)",
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+  ENOTSOCK: "that file is no socket",
+  ETIMEDOUT: "the connection timed out",
+  EHOSTUNREACH: "the host cannot be reached",
+  ENETUNREACH: "the network cannot be reached",
+};
+
+/** gRPC's details of an unavailable channel, without its own wording around the cause. */
+function whyUnavailable(details: string): string {
+  const code = /\bconnect (E[A-Z]+)\b/.exec(details)?.[1];
+  if (code) return CONNECT_ERRORS[code] ?? code;
+  if (/Name resolution failed/i.test(details)) return "the host name does not resolve";
+  const cause = /Last error: (?:Error: )?(.*?)\.? Resolution note:/.exec(details)?.[1];
+  return (cause ?? details).replace(/^No connection established\.\s*/, "") || "no connection";
+}
+
+/** The error in the user's terms: a reporter that is not there, one that went away, or what it answered. */
+function describeClientError(error: ClientError, address: string, wasConnected: boolean): string {
+  if (error.code !== Status.UNAVAILABLE) return `${Status[error.code]}: ${error.details}`;
+  if (error.details === STOPPING) return `the exit reporter at ${address} is stopping`;
+  if (wasConnected) return `lost the connection to the exit reporter at ${address} (did it stop or restart?)`;
+  return `cannot reach the exit reporter at ${address}: ${whyUnavailable(error.details)} (is nri-exit-reporter running, with its gRPC output on?)`;
+}
+
+/** The options as the user wrote them, by name: `{limit: "-n"}`. */
+function typedNames(tokens: readonly { kind: string; name?: string; rawName?: string }[]): Map<string, string> {
+  const typed = new Map<string, string>();
+  for (const token of tokens)
+    if (token.kind === "option" && token.name && token.rawName) typed.set(token.name, token.rawName);
+  return typed;
 }
 
 /** Runs the command line; resolves with the exit code. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true, tokens: true });
   } catch (error) {
     io.stderr.write(`nri-exits: ${(error as Error).message}\n${USAGE}`);
     return 2;
   }
   const { values, positionals } = parsed;
+  const typed = typedNames(parsed.tokens);
+  const option = (name: string) => typed.get(name) ?? `--${name}`;
   if (values.help) {
     io.stdout.write(USAGE);
     return 0;
@@ -107,7 +141,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const style = styleFor(io.stdout);
     const print = (text: string) => io.stdout.write(`${text}\n`);
     if (command === "recent") {
-      const limit = values.limit === undefined ? 20 : wholeNumber(values.limit, "limit");
+      const limit = values.limit === undefined ? 20 : wholeNumber(values.limit, option("limit"));
       const { exits } = await connection.client.listRecentExits({ filter, limit });
       if (values.json) for (const exit of exits) print(JSON.stringify(exitRecordToJson(exit)));
       else print(exits.length === 0 ? "no exits yet" : exitTable(exits, style));
@@ -129,7 +163,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         reason: values.reason,
         message: values.message ?? "",
         exitCodes: codes,
-        ttlSeconds: values.ttl === undefined ? 0 : wholeNumber(values.ttl, "ttl"),
+        ttlSeconds: values.ttl === undefined ? 0 : wholeNumber(values.ttl, option("ttl")),
       });
       print(
         `cause ${values.reason} attached to container ${id}${replaced ? " (replacing the earlier one from the same declarer)" : ""}`,
@@ -148,7 +182,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return 2;
     }
     if (error instanceof ClientError) {
-      io.stderr.write(`nri-exits: ${describeClientError(error, address)}\n`);
+      io.stderr.write(`nri-exits: ${describeClientError(error, address, connection?.wasConnected ?? false)}\n`);
       return 1;
     }
     throw error;

@@ -13,9 +13,15 @@ export type ExitReporterClient = Client<typeof ExitReporterServiceDefinition>;
 
 export interface ExitReporterConnection {
   client: ExitReporterClient;
+  /** Whether the channel has been connected to the reporter at some point (a lost connection, not a missing reporter). */
+  readonly wasConnected: boolean;
   /** Closes the channel; calls in flight fail. */
   close(): void;
 }
+
+/** grpc-js's connectivity states (its `ConnectivityState`), which nice-grpc's channel reports. */
+const READY = 2;
+const SHUTDOWN = 4;
 
 /**
  * A client of the reporter at `address` (`unix:///path`, a socket path, or
@@ -24,5 +30,19 @@ export interface ExitReporterConnection {
  */
 export function connectExitReporter(address = DEFAULT_ADDRESS): ExitReporterConnection {
   const channel = createChannel(grpcTarget(parseAddress(address)));
-  return { client: createClient(ExitReporterServiceDefinition, channel), close: () => channel.close() };
+  let wasConnected = false;
+  const follow = (state: number) =>
+    channel.watchConnectivityState(state, Number.POSITIVE_INFINITY, () => {
+      const now = channel.getConnectivityState(false);
+      if (now === READY) wasConnected = true;
+      if (now !== SHUTDOWN) follow(now);
+    });
+  follow(channel.getConnectivityState(false));
+  return {
+    client: createClient(ExitReporterServiceDefinition, channel),
+    get wasConnected() {
+      return wasConnected;
+    },
+    close: () => channel.close(),
+  };
 }

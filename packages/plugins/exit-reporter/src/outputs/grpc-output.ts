@@ -22,6 +22,9 @@ export interface GrpcOutputOptions extends ExitHubOptions {
   attachCause: (request: AttachCauseRequest) => AttachCauseResponse;
 }
 
+/** What watchers are told when the reporter stops (UNAVAILABLE). */
+export const STOPPING = "the exit reporter is stopping";
+
 /** How long a stop waits for streams to end before cutting them. */
 const SHUTDOWN_GRACE_MS = 1000;
 
@@ -73,7 +76,7 @@ export class GrpcOutput implements ExitOutput {
   }
 
   async close(): Promise<void> {
-    this.hub.endAll(new ServerError(Status.UNAVAILABLE, "the exit reporter is stopping"));
+    this.hub.endAll(new ServerError(Status.UNAVAILABLE, STOPPING));
     let timer: NodeJS.Timeout | undefined;
     const graceful = this.server.shutdown();
     await Promise.race([graceful, new Promise((resolve) => (timer = setTimeout(resolve, SHUTDOWN_GRACE_MS)))]);
