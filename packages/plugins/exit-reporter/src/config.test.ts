@@ -2,6 +2,17 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { decodeConfig, defaultConfig, ExitReporterConfigError } from "./config.js";
 
+/** The mistakes decodeConfig finds in `text`, each as `field: message`. */
+function mistakes(text: string): string[] {
+  try {
+    decodeConfig(text);
+    return [];
+  } catch (error) {
+    if (!(error instanceof ExitReporterConfigError)) throw error;
+    return error.issues.map((issue) => `${issue.path ? `${issue.path}: ` : ""}${issue.message}`);
+  }
+}
+
 describe("decodeConfig", () => {
   it("gives the defaults for an empty document: JSON lines on stdout, gRPC on the default socket, no metrics", () => {
     expect(decodeConfig("")).toEqual(defaultConfig());
@@ -63,60 +74,102 @@ grpc: {listen: "tcp://0.0.0.0:50051", recent: 50, subscriberBuffer: 10}
   it.each([
     [
       "jsonLine: {path: x}",
-      "invalid configuration: jsonLine: unknown field (known: commandWrappers, exitCodes, oom, causes, jsonLines, prometheus, grpc)",
+      "jsonLine: unknown field (known: commandWrappers, exitCodes, oom, causes, jsonLines, prometheus, grpc)",
     ],
-    ["jsonLines: {file: x}", "invalid configuration: jsonLines.file: unknown field (known: path, maxBytes, keep)"],
-    [
-      "jsonLines: {maxBytes: 10Mi}",
-      'invalid configuration: jsonLines.maxBytes: expected a whole number from 1024, got "10Mi"',
-    ],
-    ["jsonLines: {keep: -1}", "invalid configuration: jsonLines.keep: expected a whole number from 0 to 100, got -1"],
-    ["jsonLines: stdout", 'invalid configuration: jsonLines: expected a mapping, got "stdout"'],
-    ["prometheus: {listen: 9309}", "invalid configuration: prometheus.listen: expected a text, got 9309"],
+    ["jsonLines: {file: x}", "jsonLines.file: unknown field (known: path, maxBytes, keep)"],
+    ["jsonLines: {maxBytes: 10Mi}", 'jsonLines.maxBytes: expected a whole number from 1024, got "10Mi"'],
+    ["jsonLines: {keep: -1}", "jsonLines.keep: expected a whole number from 0 to 100, got -1"],
+    ["jsonLines: stdout", 'jsonLines: expected a mapping, got "stdout"'],
+    ["prometheus: {listen: 9309}", "prometheus.listen: expected a text, got 9309"],
     [
       "prometheus: {listen: /run/metrics.sock}",
-      'invalid configuration: prometheus.listen: expected [host]:port (Prometheus scrapes over TCP), got "/run/metrics.sock"',
+      'prometheus.listen: expected [host]:port (Prometheus scrapes over TCP), got "/run/metrics.sock"',
     ],
     [
       "prometheus: {listen: 'localhost:99999'}",
-      'invalid configuration: prometheus.listen: expected unix:///path/to.sock, an absolute socket path, or [host]:port, got "localhost:99999"',
+      'prometheus.listen: expected unix:///path/to.sock, an absolute socket path, or [host]:port, got "localhost:99999"',
     ],
-    [
-      "prometheus: {reasons: Evicted}",
-      'invalid configuration: prometheus.reasons: expected a list of reasons, got "Evicted"',
-    ],
+    ["prometheus: {reasons: Evicted}", 'prometheus.reasons: expected a list of reasons, got "Evicted"'],
     [
       "grpc: {listen: exits.sock}",
-      'invalid configuration: grpc.listen: expected unix:///path/to.sock, an absolute socket path, or [host]:port, got "exits.sock"',
+      'grpc.listen: expected unix:///path/to.sock, an absolute socket path, or [host]:port, got "exits.sock"',
     ],
-    ["grpc: {recent: 0}", "invalid configuration: grpc.recent: expected a whole number from 1 to 1000000, got 0"],
-    ["oom: {check: yes}", 'invalid configuration: oom.check: expected true or false, got "yes"'],
-    ["oom: {kernelLog: 1}", "invalid configuration: oom.kernelLog: expected true or false, got 1"],
-    [
-      "causes: {ttlSeconds: 1.5}",
-      "invalid configuration: causes.ttlSeconds: expected a whole number from 1 to 86400, got 1.5",
-    ],
-    [
-      "commandWrappers: tini --",
-      'invalid configuration: commandWrappers: expected a list of prefixes such as "tini --", got "tini --"',
-    ],
-    [
-      "commandWrappers: ['... --']",
-      'invalid configuration: commandWrappers[0]: a wrapper prefix starts with its program, not "..."',
-    ],
-    ["commandWrappers: [[tini, 3]]", "invalid configuration: commandWrappers[0][1]: expected a text, got 3"],
-    ["exitCodes: {three: x}", "invalid configuration: exitCodes: three: expected a whole number as exit code"],
+    ["grpc: {recent: 0}", "grpc.recent: expected a whole number from 1 to 1000000, got 0"],
+    ["oom: {check: yes}", 'oom.check: expected true or false, got "yes"'],
+    ["oom: {kernelLog: 1}", "oom.kernelLog: expected true or false, got 1"],
+    ["causes: {ttlSeconds: 1.5}", "causes.ttlSeconds: expected a whole number from 1 to 86400, got 1.5"],
+    ["commandWrappers: tini --", 'commandWrappers: expected a list of prefixes such as "tini --", got "tini --"'],
+    ["commandWrappers: ['... --']", 'commandWrappers[0]: a wrapper prefix starts with its program, not "..."'],
+    ["commandWrappers: [[tini, 3]]", "commandWrappers[0][1]: expected a text, got 3"],
+    ["exitCodes: {three: x}", "exitCodes: three: expected a whole number as exit code"],
     [
       "exitCodes: [3]",
-      'invalid configuration: exitCodes: expected a mapping of exit codes to texts, e.g. {3: "the configuration file is missing"}',
+      'exitCodes: expected a mapping of exit codes to texts, e.g. {3: "the configuration file is missing"}',
     ],
-    ["- a", "invalid configuration: expected a mapping, got a list"],
-    [
-      "a: [",
-      "invalid configuration: not YAML: Flow sequence in block collection must be sufficiently indented and end with a ] at line 1, column 5:",
-    ],
+    ["- a", "expected a mapping, got a list"],
+    ["a: [", "not YAML: Flow sequence in block collection must be sufficiently indented and end with a ]"],
   ])("refuses %j", (text, message) => {
-    expect(() => decodeConfig(text)).toThrow(new ExitReporterConfigError(message));
+    expect(mistakes(text)).toEqual([message]);
+  });
+
+  it("lists every mistake at once, each with its line and column, in the order of the text", () => {
+    const text = [
+      "jsonLine: {path: x}",
+      "grpc:",
+      "  recent: 0",
+      "  listen: here",
+      "commandWrappers: [tini --, [tini, 3], '... --']",
+      "oom: {check: yes, kernelLogs: /dev/kmsg}",
+      "",
+    ].join("\n");
+    let error: ExitReporterConfigError | undefined;
+    try {
+      decodeConfig(text);
+    } catch (caught) {
+      error = caught as ExitReporterConfigError;
+    }
+    expect(error?.issues).toEqual([
+      {
+        line: 1,
+        column: 1,
+        path: "jsonLine",
+        message: "unknown field (known: commandWrappers, exitCodes, oom, causes, jsonLines, prometheus, grpc)",
+      },
+      { line: 3, column: 11, path: "grpc.recent", message: "expected a whole number from 1 to 1000000, got 0" },
+      {
+        line: 4,
+        column: 11,
+        path: "grpc.listen",
+        message: 'expected unix:///path/to.sock, an absolute socket path, or [host]:port, got "here"',
+      },
+      { line: 5, column: 35, path: "commandWrappers[1][1]", message: "expected a text, got 3" },
+      {
+        line: 5,
+        column: 39,
+        path: "commandWrappers[2]",
+        message: 'a wrapper prefix starts with its program, not "..."',
+      },
+      { line: 6, column: 14, path: "oom.check", message: 'expected true or false, got "yes"' },
+      { line: 6, column: 19, path: "oom.kernelLogs", message: "unknown field (known: check, cgroupRoot, kernelLog)" },
+    ]);
+    expect(error?.message).toBe(
+      "invalid configuration (7 mistakes): " +
+        "line 1, column 1: jsonLine: unknown field (known: commandWrappers, exitCodes, oom, causes, jsonLines, prometheus, grpc); " +
+        "line 3, column 11: grpc.recent: expected a whole number from 1 to 1000000, got 0; " +
+        'line 4, column 11: grpc.listen: expected unix:///path/to.sock, an absolute socket path, or [host]:port, got "here"; ' +
+        "line 5, column 35: commandWrappers[1][1]: expected a text, got 3; " +
+        'line 5, column 39: commandWrappers[2]: a wrapper prefix starts with its program, not "..."; ' +
+        'line 6, column 14: oom.check: expected true or false, got "yes"; ' +
+        "line 6, column 19: oom.kernelLogs: unknown field (known: check, cgroupRoot, kernelLog)",
+    );
+    expect(() => decodeConfig("grpc: {recent: 0}\n")).toThrow(
+      new ExitReporterConfigError([
+        { line: 1, column: 16, path: "grpc.recent", message: "expected a whole number from 1 to 1000000, got 0" },
+      ]),
+    );
+    expect(() => decodeConfig("grpc: {recent: 0}\n")).toThrow(
+      "invalid configuration: line 1, column 16: grpc.recent: expected a whole number from 1 to 1000000, got 0",
+    );
   });
 
   it("reads the DaemonSet's configuration (deploy/kustomize/base/config.yaml)", () => {
@@ -131,7 +184,7 @@ grpc: {listen: "tcp://0.0.0.0:50051", recent: 50, subscriberBuffer: 10}
 
   it("refuses YAML nested too deep before parsing it", () => {
     expect(() => decodeConfig(`a: ${"[".repeat(5000)}`)).toThrow(
-      "invalid configuration: nested deeper than 300 levels",
+      "invalid configuration: line 1, column 303: nested deeper than 300 levels",
     );
   });
 });

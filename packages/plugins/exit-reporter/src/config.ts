@@ -1,12 +1,14 @@
 /**
  * The reporter's configuration: YAML, from the file a runtime hands a
  * plugin it launched (`/etc/nri/conf.d/NN-exit-reporter.conf`) or from
- * `-config FILE`. Everything is checked before use: a mistake is refused
- * with the field and what was expected, so Configure fails clearly instead
- * of the reporter half-working. Unknown fields are mistakes too.
+ * `-config FILE`. Everything is checked before use: a configuration with
+ * mistakes is refused, naming every one with its field, its line and what
+ * was expected, so Configure fails clearly instead of the reporter
+ * half-working. Unknown fields are mistakes too.
  */
-import { MAX_YAML_NESTING, yamlMayNestDeeperThan } from "@nri-ts/api";
-import { parse } from "yaml";
+import { MAX_YAML_NESTING, whereYamlNestsDeeperThan } from "@nri-ts/api";
+import { LineCounter, parseDocument } from "yaml";
+import { type ConfigIssue, ConfigIssues, type ConfigPath, formatConfigIssue } from "./config-issues.js";
 import { type Address, AddressError, parseAddress } from "./outputs/address.js";
 import { DeclarationError, parseExitCodeTable } from "./record/annotations.js";
 import { type WrapperPrefix, wrapperPrefixProblem } from "./record/command.js";
@@ -81,13 +83,24 @@ export function defaultConfig(defaults: ConfigDefaults = {}): ExitReporterConfig
   };
 }
 
+/** A configuration that cannot be used; `issues` lists every mistake, with where it is. */
 export class ExitReporterConfigError extends Error {
   override readonly name = "ExitReporterConfigError";
+
+  constructor(readonly issues: readonly ConfigIssue[]) {
+    const [first] = issues;
+    super(
+      issues.length === 1
+        ? `invalid configuration: ${formatConfigIssue(first)}`
+        : `invalid configuration (${issues.length} mistakes): ${issues.map((issue) => formatConfigIssue(issue)).join("; ")}`,
+    );
+  }
 }
 
+/** A value that is not what its field takes. */
 class FieldError extends Error {
   constructor(
-    readonly path: string,
+    readonly path: ConfigPath,
     message: string,
   ) {
     super(message);
@@ -106,21 +119,22 @@ function describe(value: unknown): string {
         : JSON.stringify(value);
 }
 
-function mapping(value: unknown, path: string, known: readonly string[]): Mapping {
+/** The mapping at `path`; each key not in `known` is a mistake of its own, and the others are read. */
+function mapping(value: unknown, path: ConfigPath, known: readonly string[], issues: ConfigIssues): Mapping {
   if (typeof value !== "object" || value === null || Array.isArray(value))
     throw new FieldError(path, `expected a mapping, got ${describe(value)}`);
-  const unknown = Object.keys(value).find((key) => !known.includes(key));
-  if (unknown !== undefined)
-    throw new FieldError(path ? `${path}.${unknown}` : unknown, `unknown field (known: ${known.join(", ")})`);
+  for (const key of Object.keys(value)) {
+    if (!known.includes(key)) issues.add([...path, key], `unknown field (known: ${known.join(", ")})`, true);
+  }
   return value as Mapping;
 }
 
-function text(value: unknown, path: string): string {
+function text(value: unknown, path: ConfigPath): string {
   if (typeof value !== "string") throw new FieldError(path, `expected a text, got ${describe(value)}`);
   return value;
 }
 
-function whole(value: unknown, path: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+function whole(value: unknown, path: ConfigPath, min: number, max = Number.MAX_SAFE_INTEGER): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
     throw new FieldError(
       path,
@@ -130,12 +144,12 @@ function whole(value: unknown, path: string, min: number, max = Number.MAX_SAFE_
   return value;
 }
 
-function flag(value: unknown, path: string): boolean {
+function flag(value: unknown, path: ConfigPath): boolean {
   if (typeof value !== "boolean") throw new FieldError(path, `expected true or false, got ${describe(value)}`);
   return value;
 }
 
-function address(value: unknown, path: string): Address {
+function address(value: unknown, path: ConfigPath): Address {
   try {
     return parseAddress(text(value, path));
   } catch (error) {
@@ -144,144 +158,211 @@ function address(value: unknown, path: string): Address {
   }
 }
 
-/** An output section: false (off), true (defaults) or a mapping over the defaults. */
-function section<T>(value: unknown, read: (m: Mapping) => T, defaults: T): T | false {
-  if (value === false) return false;
-  if (value === true || value === null) return defaults;
-  return read(value as Mapping);
+/**
+ * Reads the fields of one configuration: each reader's FieldError becomes
+ * an issue and the field keeps its default, so that one reading finds
+ * every mistake.
+ */
+class Reader {
+  constructor(readonly issues: ConfigIssues) {}
+
+  /** `value` read by `read`, if it is there; `fallback` when it is not, or is a mistake. */
+  field<T>(value: unknown, read: (value: unknown) => T, fallback: T): T {
+    if (value === undefined) return fallback;
+    try {
+      return read(value);
+    } catch (error) {
+      if (!(error instanceof FieldError)) throw error;
+      this.issues.add(error.path, error.message);
+      return fallback;
+    }
+  }
+
+  mapping(value: unknown, path: ConfigPath, known: readonly string[]): Mapping | undefined {
+    return this.field(value, (v) => mapping(v, path, known, this.issues), undefined);
+  }
+
+  /** An output section: false (off), true or empty (defaults) or a mapping over the defaults. */
+  section<T>(
+    value: unknown,
+    path: ConfigPath,
+    known: readonly string[],
+    read: (m: Mapping) => T,
+    defaults: T,
+  ): T | false {
+    if (value === false) return false;
+    if (value === true || value === null || value === undefined) return defaults;
+    const m = this.mapping(value, path, known);
+    return m ? read(m) : defaults;
+  }
 }
 
-function wrappers(value: unknown): WrapperPrefix[] {
+function wrappers(value: unknown, reader: Reader): WrapperPrefix[] {
   if (!Array.isArray(value))
-    throw new FieldError("commandWrappers", `expected a list of prefixes such as "tini --", got ${describe(value)}`);
-  return value.map((item, i) => {
-    const path = `commandWrappers[${i}]`;
-    const words =
-      typeof item === "string"
-        ? item.trim().split(/\s+/)
-        : Array.isArray(item)
-          ? item.map((w, j) => text(w, `${path}[${j}]`))
-          : undefined;
-    if (!words)
-      throw new FieldError(path, `expected a text such as "tini --" or a list of words, got ${describe(item)}`);
-    const problem = wrapperPrefixProblem(words);
-    if (problem) throw new FieldError(path, problem);
-    return words;
-  });
+    throw new FieldError(["commandWrappers"], `expected a list of prefixes such as "tini --", got ${describe(value)}`);
+  return value.flatMap((item, i) =>
+    reader.field(
+      item,
+      (it) => {
+        const path = ["commandWrappers", i];
+        const words =
+          typeof it === "string"
+            ? it.trim().split(/\s+/)
+            : Array.isArray(it)
+              ? it.map((w, j) => text(w, [...path, j]))
+              : undefined;
+        if (!words)
+          throw new FieldError(path, `expected a text such as "tini --" or a list of words, got ${describe(it)}`);
+        const problem = wrapperPrefixProblem(words);
+        if (problem) throw new FieldError(path, problem);
+        return [words];
+      },
+      [],
+    ),
+  );
 }
 
-function decode(root: Mapping, defaults: ConfigDefaults): ExitReporterConfig {
+function exitCodes(value: unknown): Map<number, string> {
+  try {
+    return parseExitCodeTable(value);
+  } catch (error) {
+    if (error instanceof DeclarationError) throw new FieldError(["exitCodes"], error.message);
+    throw error;
+  }
+}
+
+function decode(root: unknown, defaults: ConfigDefaults, reader: Reader): ExitReporterConfig {
   const config = defaultConfig(defaults);
   const grpcDefaults = defaultGrpc(defaults);
-  const top = mapping(root, "", ["commandWrappers", "exitCodes", "oom", "causes", "jsonLines", "prometheus", "grpc"]);
-  if (top.commandWrappers !== undefined) config.commandWrappers = wrappers(top.commandWrappers);
-  if (top.exitCodes !== undefined) {
-    try {
-      config.exitCodes = parseExitCodeTable(top.exitCodes);
-    } catch (error) {
-      if (error instanceof DeclarationError) throw new FieldError("exitCodes", error.message);
-      throw error;
-    }
+  const top = reader.mapping(
+    root,
+    [],
+    ["commandWrappers", "exitCodes", "oom", "causes", "jsonLines", "prometheus", "grpc"],
+  );
+  if (!top) return config;
+  config.commandWrappers = reader.field(top.commandWrappers, (v) => wrappers(v, reader), config.commandWrappers);
+  config.exitCodes = reader.field(top.exitCodes, exitCodes, config.exitCodes);
+  const oom = reader.mapping(top.oom, ["oom"], ["check", "cgroupRoot", "kernelLog"]);
+  if (oom) {
+    config.oom.check = reader.field(oom.check, (v) => flag(v, ["oom", "check"]), config.oom.check);
+    config.oom.kernelLog = reader.field(
+      oom.kernelLog,
+      (v) => (typeof v === "string" ? v : flag(v, ["oom", "kernelLog"]) ? KMSG : ""),
+      config.oom.kernelLog,
+    );
+    config.oom.cgroupRoot = reader.field(oom.cgroupRoot, (v) => text(v, ["oom", "cgroupRoot"]), config.oom.cgroupRoot);
   }
-  if (top.oom !== undefined) {
-    const oom = mapping(top.oom, "oom", ["check", "cgroupRoot", "kernelLog"]);
-    if (oom.check !== undefined) config.oom.check = flag(oom.check, "oom.check");
-    if (oom.kernelLog !== undefined) {
-      config.oom.kernelLog =
-        typeof oom.kernelLog === "string" ? oom.kernelLog : flag(oom.kernelLog, "oom.kernelLog") ? KMSG : "";
-    }
-    if (oom.cgroupRoot !== undefined) config.oom.cgroupRoot = text(oom.cgroupRoot, "oom.cgroupRoot");
-  }
-  if (top.causes !== undefined) {
-    const causes = mapping(top.causes, "causes", ["ttlSeconds", "maxContainers"]);
-    if (causes.ttlSeconds !== undefined)
-      config.causes.ttlSeconds = whole(causes.ttlSeconds, "causes.ttlSeconds", 1, 86_400);
-    if (causes.maxContainers !== undefined)
-      config.causes.maxContainers = whole(causes.maxContainers, "causes.maxContainers", 1);
-  }
-  if (top.jsonLines !== undefined) {
-    config.jsonLines = section(
-      top.jsonLines,
-      (value) => {
-        const m = mapping(value, "jsonLines", ["path", "maxBytes", "keep"]);
-        return {
-          path: m.path === undefined ? DEFAULT_JSON_LINES.path : text(m.path, "jsonLines.path"),
-          maxBytes:
-            m.maxBytes === undefined ? DEFAULT_JSON_LINES.maxBytes : whole(m.maxBytes, "jsonLines.maxBytes", 1024),
-          keep: m.keep === undefined ? DEFAULT_JSON_LINES.keep : whole(m.keep, "jsonLines.keep", 0, 100),
-        };
-      },
-      { ...DEFAULT_JSON_LINES },
+  const causes = reader.mapping(top.causes, ["causes"], ["ttlSeconds", "maxContainers"]);
+  if (causes) {
+    config.causes.ttlSeconds = reader.field(
+      causes.ttlSeconds,
+      (v) => whole(v, ["causes", "ttlSeconds"], 1, 86_400),
+      config.causes.ttlSeconds,
+    );
+    config.causes.maxContainers = reader.field(
+      causes.maxContainers,
+      (v) => whole(v, ["causes", "maxContainers"], 1),
+      config.causes.maxContainers,
     );
   }
+  config.jsonLines = reader.section(
+    top.jsonLines,
+    ["jsonLines"],
+    ["path", "maxBytes", "keep"],
+    (m) => ({
+      path: reader.field(m.path, (v) => text(v, ["jsonLines", "path"]), DEFAULT_JSON_LINES.path),
+      maxBytes: reader.field(m.maxBytes, (v) => whole(v, ["jsonLines", "maxBytes"], 1024), DEFAULT_JSON_LINES.maxBytes),
+      keep: reader.field(m.keep, (v) => whole(v, ["jsonLines", "keep"], 0, 100), DEFAULT_JSON_LINES.keep),
+    }),
+    top.jsonLines === undefined ? config.jsonLines : { ...DEFAULT_JSON_LINES },
+  );
   if (top.prometheus !== undefined) {
-    config.prometheus = section(
+    config.prometheus = reader.section(
       top.prometheus,
-      (value) => {
-        const m = mapping(value, "prometheus", ["listen", "maxNamespaces", "reasons"]);
-        let listen = DEFAULT_PROMETHEUS.listen;
-        if (m.listen !== undefined) {
-          const parsed = address(m.listen, "prometheus.listen");
-          if (parsed.kind !== "tcp")
-            throw new FieldError(
-              "prometheus.listen",
-              `expected [host]:port (Prometheus scrapes over TCP), got ${JSON.stringify(m.listen)}`,
-            );
-          listen = parsed;
-        }
-        const reasons = m.reasons === undefined ? [] : m.reasons;
-        if (!Array.isArray(reasons))
-          throw new FieldError("prometheus.reasons", `expected a list of reasons, got ${describe(reasons)}`);
-        return {
-          listen,
-          maxNamespaces:
-            m.maxNamespaces === undefined
-              ? DEFAULT_PROMETHEUS.maxNamespaces
-              : whole(m.maxNamespaces, "prometheus.maxNamespaces", 1, 10_000),
-          reasons: reasons.map((reason, i) => text(reason, `prometheus.reasons[${i}]`)),
-        };
-      },
+      ["prometheus"],
+      ["listen", "maxNamespaces", "reasons"],
+      (m) => ({
+        listen: reader.field(
+          m.listen,
+          (v) => {
+            const parsed = address(v, ["prometheus", "listen"]);
+            if (parsed.kind !== "tcp")
+              throw new FieldError(
+                ["prometheus", "listen"],
+                `expected [host]:port (Prometheus scrapes over TCP), got ${JSON.stringify(v)}`,
+              );
+            return parsed;
+          },
+          DEFAULT_PROMETHEUS.listen,
+        ),
+        maxNamespaces: reader.field(
+          m.maxNamespaces,
+          (v) => whole(v, ["prometheus", "maxNamespaces"], 1, 10_000),
+          DEFAULT_PROMETHEUS.maxNamespaces,
+        ),
+        reasons: reader.field(
+          m.reasons,
+          (v) => {
+            if (!Array.isArray(v))
+              throw new FieldError(["prometheus", "reasons"], `expected a list of reasons, got ${describe(v)}`);
+            return v.flatMap((reason, i) => reader.field(reason, (r) => [text(r, ["prometheus", "reasons", i])], []));
+          },
+          [],
+        ),
+      }),
       { ...DEFAULT_PROMETHEUS },
     );
   }
-  if (top.grpc !== undefined) {
-    config.grpc = section(
-      top.grpc,
-      (value) => {
-        const m = mapping(value, "grpc", ["listen", "recent", "subscriberBuffer"]);
-        return {
-          listen: m.listen === undefined ? grpcDefaults.listen : address(m.listen, "grpc.listen"),
-          recent: m.recent === undefined ? grpcDefaults.recent : whole(m.recent, "grpc.recent", 1, 1_000_000),
-          subscriberBuffer:
-            m.subscriberBuffer === undefined
-              ? grpcDefaults.subscriberBuffer
-              : whole(m.subscriberBuffer, "grpc.subscriberBuffer", 1, 1_000_000),
-        };
-      },
-      grpcDefaults,
-    );
-  }
+  config.grpc = reader.section(
+    top.grpc,
+    ["grpc"],
+    ["listen", "recent", "subscriberBuffer"],
+    (m) => ({
+      listen: reader.field(m.listen, (v) => address(v, ["grpc", "listen"]), grpcDefaults.listen),
+      recent: reader.field(m.recent, (v) => whole(v, ["grpc", "recent"], 1, 1_000_000), grpcDefaults.recent),
+      subscriberBuffer: reader.field(
+        m.subscriberBuffer,
+        (v) => whole(v, ["grpc", "subscriberBuffer"], 1, 1_000_000),
+        grpcDefaults.subscriberBuffer,
+      ),
+    }),
+    grpcDefaults,
+  );
   return config;
 }
 
 /**
  * The configuration in `text` (YAML); an empty document gives the defaults.
- * @throws ExitReporterConfigError naming the field and what was expected
+ * @throws ExitReporterConfigError listing every mistake: the field, what
+ * was expected, and its line and column
  */
 export function decodeConfig(text: string, defaults: ConfigDefaults = {}): ExitReporterConfig {
-  if (yamlMayNestDeeperThan(text))
-    throw new ExitReporterConfigError(`invalid configuration: nested deeper than ${MAX_YAML_NESTING} levels`);
-  let root: unknown;
-  try {
-    root = parse(text);
-  } catch (error) {
-    throw new ExitReporterConfigError(`invalid configuration: not YAML: ${(error as Error).message.split("\n")[0]}`);
+  const tooDeep = whereYamlNestsDeeperThan(text);
+  if (tooDeep !== undefined) {
+    throw new ExitReporterConfigError([
+      {
+        line: tooDeep.line,
+        column: tooDeep.column,
+        path: "",
+        message: `nested deeper than ${MAX_YAML_NESTING} levels`,
+      },
+    ]);
   }
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    throw new ExitReporterConfigError(
+      doc.errors.map((error) => {
+        const [start] = error.linePos ?? [];
+        const message = error.message.split("\n")[0].replace(/ at line \d+, column \d+:$/, "");
+        return { ...(start && { line: start.line, column: start.col }), path: "", message: `not YAML: ${message}` };
+      }),
+    );
+  }
+  const root: unknown = doc.toJS();
   if (root === null || root === undefined) return defaultConfig(defaults);
-  try {
-    return decode(root as Mapping, defaults);
-  } catch (error) {
-    if (!(error instanceof FieldError)) throw error;
-    throw new ExitReporterConfigError(`invalid configuration: ${error.path ? `${error.path}: ` : ""}${error.message}`);
-  }
+  const issues = new ConfigIssues();
+  const config = decode(root, defaults, new Reader(issues));
+  if (issues.count > 0) throw new ExitReporterConfigError(issues.located(doc.contents, lines));
+  return config;
 }

@@ -133,7 +133,7 @@ describe("nri-exit-reporter", { timeout: 120_000 }, () => {
   });
 
   it("refuses a bad configuration file before connecting, and prints its usage for -h", async () => {
-    await writeFile(join(dir, "bad.yaml"), "grpc: {listen: here}\n");
+    await writeFile(join(dir, "bad.yaml"), "grpc: {listen: here}\njsonLine: {}\n");
     const run = (args: string[]) =>
       new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
         const child = spawn(node[0], [...node.slice(1), ...args]);
@@ -144,9 +144,17 @@ describe("nri-exit-reporter", { timeout: 120_000 }, () => {
         child.once("exit", (code) => resolve({ code, stdout, stderr }));
       });
     const bad = await run(["-config", join(dir, "bad.yaml")]);
-    expect(bad.code).toBe(2);
-    expect(JSON.parse(bad.stderr).msg).toBe(
-      `${join(dir, "bad.yaml")}: invalid configuration: grpc.listen: expected unix:///path/to.sock, an absolute socket path, or [host]:port, got "here"`,
+    expect(bad).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: [
+        `${join(dir, "bad.yaml")}:1:16: grpc.listen: expected unix:///path/to.sock, an absolute socket path, or [host]:port, got "here"`,
+        `${join(dir, "bad.yaml")}:2:1: jsonLine: unknown field (known: commandWrappers, exitCodes, oom, causes, jsonLines, prometheus, grpc)`,
+        "",
+      ].join("\n"),
+    });
+    expect((await run(["-config", join(dir, "missing.yaml")])).stderr).toBe(
+      `${join(dir, "missing.yaml")}: ENOENT: no such file or directory, open '${join(dir, "missing.yaml")}'\n`,
     );
     expect(await run(["-h"])).toEqual({ code: 0, stdout: "", stderr: `${usage()}\n` });
   });

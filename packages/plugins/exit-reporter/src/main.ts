@@ -9,7 +9,8 @@ import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { DEFAULT_SOCKET_PATH, PLUGIN_IDX_ENV } from "@nri-ts/api";
 import { createLogger, flagsOrExit, runPlugin } from "@nri-ts/stub";
-import { decodeConfig, type ExitReporterConfig } from "./config.js";
+import { decodeConfig, type ExitReporterConfig, ExitReporterConfigError } from "./config.js";
+import { formatConfigIssue } from "./config-issues.js";
 import { DEFAULT_INDEX, DEFAULT_NAME, FAILURE_POLICY, parseFlags } from "./flags.js";
 import { createExitReporterPlugin } from "./plugin.js";
 import { ExitReporter } from "./reporter.js";
@@ -24,7 +25,12 @@ async function main(): Promise<void> {
     try {
       config = decodeConfig(await readFile(flags.config, "utf8"), defaults);
     } catch (error) {
-      logger.error(`${flags.config}: ${(error as Error).message}`);
+      // Every mistake on a line of its own, as a compiler (and nri-sim, for scenarios) lists them.
+      const lines =
+        error instanceof ExitReporterConfigError
+          ? error.issues.map((issue) => formatConfigIssue(issue, flags.config))
+          : [`${flags.config}: ${(error as Error).message}`];
+      process.stderr.write(`${lines.join("\n")}\n`);
       process.exit(2);
     }
   }

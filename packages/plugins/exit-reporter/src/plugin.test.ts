@@ -224,9 +224,9 @@ describe("Configure", () => {
     const started = stub.start().catch((error: Error) => error);
     await runtime.registered();
     await expect(runtime.configure({ config: "prometheus: {listen: 9309}\n" })).rejects.toThrow(
-      "invalid configuration: prometheus.listen: expected a text, got 9309",
+      "invalid configuration: line 1, column 22: prometheus.listen: expected a text, got 9309",
     );
-    expect(String(await started)).toContain("invalid configuration: prometheus.listen");
+    expect(String(await started)).toContain("invalid configuration: line 1, column 22: prometheus.listen");
     await stub.stop();
     runtime.close();
     await reporter.close();
