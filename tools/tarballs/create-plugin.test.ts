@@ -43,6 +43,8 @@ const packedVersion = (name: string) =>
 
 /** What the project depends on among our packages, as the scaffolder wrote it. */
 let ours: Record<string, string> = {};
+/** What npm said while installing the project. */
+let installed = { stdout: "", stderr: "" };
 
 beforeAll(async () => {
   mkdirSync(start, { recursive: true });
@@ -54,7 +56,7 @@ beforeAll(async () => {
   );
   // Our packages from their tarballs (with every one of ours they need), the rest from the registry.
   const packed = new Set(Object.keys(ours).flatMap(dependencyClosure));
-  await npm(project, "install", ...[...packed].map((name) => tarballs[name]!));
+  installed = await npm(project, "install", ...[...packed].map((name) => tarballs[name]!));
 }, 600_000);
 
 describe("npm create @nri-ts/plugin, from the tarballs", () => {
@@ -72,6 +74,27 @@ describe("npm create @nri-ts/plugin, from the tarballs", () => {
   it("wrote a project on the published versions of our packages", () => {
     expect(Object.keys(ours).sort()).toEqual(["@nri-ts/sim", "@nri-ts/stub"]);
     for (const [name, range] of Object.entries(ours)) expect(range, name).toBe(`^${packedVersion(name)}`);
+  });
+
+  it("installs without a warning about install scripts: the project decides on them as the repository does", () => {
+    expect(installed.stderr).not.toContain("allowScripts");
+  });
+
+  it("keeps its program test green when the plugin's adjustment grows", async () => {
+    const plugin = join(project, "src", "plugin.ts");
+    const original = readFileSync(plugin, "utf8");
+    const grown = original.replace(
+      '{ key: "POD_NAME", value: pod.name }',
+      '{ key: "POD_NAME", value: pod.name }, { key: "POD_NAMESPACE", value: pod.namespace }',
+    );
+    expect(grown).not.toBe(original);
+    writeFileSync(plugin, grown);
+    try {
+      const { stdout } = await npm(project, "exec", "--", "vitest", "run", "src/main.test.ts");
+      expect(stdout).toMatch(/Tests +2 passed/);
+    } finally {
+      writeFileSync(plugin, original);
+    }
   });
 
   it("builds, type-checks and passes its own tests", async () => {

@@ -7,6 +7,13 @@ import { readFileSync } from "node:fs";
 
 const DEPENDENCIES = ["@nri-ts/stub"];
 const DEV_DEPENDENCIES = ["@nri-ts/sim", "@types/node", "tsx", "typescript", "vitest"];
+/**
+ * npm 11's decisions on the install scripts of what the project installs,
+ * the repository's own: esbuild (under tsx) ships its binary in a package
+ * per platform, and its script only checks it. Without a decision, every
+ * `npm install` warns that the script is not covered by allowScripts.
+ */
+export const ALLOW_SCRIPTS: Readonly<Record<string, boolean>> = { esbuild: false };
 
 interface OwnManifest {
   devDependencies: Record<string, string>;
@@ -42,6 +49,7 @@ export function projectManifest(name: string): string {
     },
     dependencies: ranges(DEPENDENCIES),
     devDependencies: ranges(DEV_DEPENDENCIES),
+    allowScripts: ALLOW_SCRIPTS,
   };
   return `${JSON.stringify(manifest, null, 2)}\n`;
 }

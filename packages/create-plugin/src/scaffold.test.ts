@@ -52,6 +52,33 @@ describe("scaffold", () => {
     expect(manifest.scripts!.sim).toBe("nri-sim run scenario.yaml --plugin 10-my-plugin=./src/plugin.ts");
   });
 
+  it("decides on the install scripts of what the project installs as the repository does", () => {
+    // The workspace's lock knows what the project's dependencies install, and which have install scripts.
+    type Entry = { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> };
+    type Lock = { packages: Record<string, Entry & { hasInstallScript?: boolean; link?: boolean; resolved?: string }> };
+    const root = join(import.meta.dirname, "../../..");
+    const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as Lock;
+    const rootAllow = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as Record<string, unknown>)
+      .allowScripts as Record<string, boolean>;
+    const where = (name: string) => {
+      const entry = lock.packages[`node_modules/${name}`];
+      // our packages are links to the workspace's directories
+      return entry?.link ? lock.packages[entry.resolved ?? ""] : entry;
+    };
+    const seen = new Set<string>();
+    const visit = (name: string): void => {
+      const entry = where(name);
+      if (seen.has(name) || !entry) return;
+      seen.add(name);
+      for (const dep of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies })) visit(dep);
+    };
+    const manifest = JSON.parse(read("package.json")) as Record<string, Record<string, unknown>>;
+    for (const name of Object.keys({ ...manifest.dependencies, ...manifest.devDependencies })) visit(name);
+    const scripted = [...seen].filter((name) => where(name)?.hasInstallScript);
+    expect(scripted).toEqual(["esbuild"]);
+    expect(manifest.allowScripts).toEqual(Object.fromEntries(scripted.map((name) => [name, rootAllow[name]])));
+  });
+
   it("refuses a non-empty directory and leaves it as it was", () => {
     const taken = join(work, "taken");
     mkdirSync(taken);

@@ -27,5 +27,6 @@ it("runs when the runtime launches it from its plugin directory", async () => {
   );
   expect(report.failures).toEqual([]);
   expect(report.plugins.map((p) => p.name)).toEqual(["10-{{name}}"]);
-  expect(report.steps[1]?.adjustment).toMatchObject({ env: [{ key: "POD_NAME", value: "web" }] });
+  // The program answered for the plugin (the other variables and annotations are plugin.test.ts's business).
+  expect(report.steps[1]?.adjustment?.env).toContainEqual({ key: "POD_NAME", value: "web" });
 });
