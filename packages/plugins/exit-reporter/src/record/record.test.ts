@@ -327,6 +327,29 @@ describe("declared meanings and causes", () => {
     });
   });
 
+  it("a meaning may redefine a conventional code, but not 0, a start failure or an OOM kill (as the README says)", () => {
+    const meanings = {
+      configMeanings: new Map([
+        [0, "never used"],
+        [127, "the migration tool is missing from the image"],
+        [128, "never used either"],
+        [137, "the watchdog killed it"],
+      ]),
+    };
+    const explain = (fields: DeepPartial<Container>, oom = NOT_CHECKED) =>
+      record(stopped(fields), { ...meanings, oom }).explanation;
+    expect(explain({ exitCode: 127 })).toBe(
+      "exited with code 127: the migration tool is missing from the image (as the reporter's configuration says); command: sh -c run-app; ran for 3s",
+    );
+    expect(explain({ exitCode: 137 }, NOT_FOUND)).toBe(
+      "exited with code 137: the watchdog killed it (as the reporter's configuration says); ran for 3s",
+    );
+    expect(explain({ exitCode: 0 })).toBe("exited normally (code 0); ran for 3s");
+    expect(explain({ exitCode: 128, startedAt: 0n })).toMatch(/^failed to start \(exit 128\)/);
+    expect(explain({ exitCode: 137 }, CONFIRMED)).toMatch(/^killed by the out-of-memory killer/);
+    expect(explain({ exitCode: 137, statusReason: "OOMKilled" })).toMatch(/^killed by the out-of-memory killer/);
+  });
+
   it("a plugin's cause turns a bare 137 into who stopped it and why", () => {
     expect(record(stopped({ exitCode: 137 }), { causes: [evicted], oom: NOT_FOUND })).toMatchObject({
       reason: "Evicted",
