@@ -8,7 +8,7 @@ import { closeSync, openSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RuntimeLayout } from "./config.js";
 import { run, sleep } from "./exec.js";
-import { LogFile, type LogEntry, parseLogrus } from "./log-file.js";
+import { LogFile, type LogEntry, parseLogrus, type WaitOptions } from "./log-file.js";
 import { alive, terminate } from "./procs.js";
 
 export class Containerd {
@@ -72,7 +72,7 @@ export class Containerd {
   waitForEntry<T>(
     what: string,
     match: (entry: LogEntry) => T | undefined | false,
-    options: { from?: number; timeoutMs?: number } = {},
+    options: WaitOptions = {},
   ): Promise<T> {
     return this.log.waitFor(
       what,

@@ -28,12 +28,13 @@ export class LogFile {
 
   /**
    * Resolves to the first line after `from` for which `match` returns a
-   * value (or true), polling until `timeoutMs`.
+   * value (or true), polling until `timeoutMs`, or until `abandon` gives a
+   * reason to stop (checked at every poll, e.g. "the plugin exited").
    */
   async waitFor<T>(
     what: string,
     match: (line: string) => T | undefined | false,
-    { from = 0, timeoutMs = 20_000 }: { from?: number; timeoutMs?: number } = {},
+    { from = 0, timeoutMs = 20_000, abandon }: WaitOptions = {},
   ): Promise<T> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
@@ -41,15 +42,34 @@ export class LogFile {
         const found = match(line);
         if (found !== undefined && found !== false) return found;
       }
+      const reason = abandon?.();
+      if (reason) throw new Error(`${reason}; gave up waiting for ${what} in ${this.path}; ${this.tail(from)}`);
       if (Date.now() > deadline) {
-        const tail = this.lines(from).slice(-15).join("\n");
-        throw new Error(
-          `timed out after ${timeoutMs} ms waiting for ${what} in ${this.path}; its last lines:\n${tail}`,
-        );
+        throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} in ${this.path}; ${this.tail(from)}`);
       }
       await sleep(25);
     }
   }
+
+  /**
+   * The file's last lines after `from`, for an error; when nothing came
+   * after it, says so and shows the lines before it instead.
+   */
+  tail(from = 0, count = 15): string {
+    const after = this.lines(from);
+    if (after.length > 0) return `its last lines:\n${after.slice(-count).join("\n")}`;
+    const before = this.lines().slice(-count);
+    if (before.length === 0) return "it is empty";
+    return `nothing was written to it since the wait began; its last lines before:\n${before.join("\n")}`;
+  }
+}
+
+export interface WaitOptions {
+  /** A {@link LogFile.mark}: only lines after it count. */
+  from?: number;
+  timeoutMs?: number;
+  /** Checked at every poll: a reason to stop waiting, or undefined to go on. */
+  abandon?: () => string | undefined;
 }
 
 export interface LogEntry {

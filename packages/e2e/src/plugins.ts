@@ -12,7 +12,7 @@
  *   absolute path and sends its stderr to `<base>/logs/NN-name.log`.
  */
 import { spawn } from "node:child_process";
-import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RuntimeLayout } from "./config.js";
 import type { Containerd } from "./containerd.js";
@@ -30,15 +30,35 @@ export interface PluginCommand {
   cwd?: string;
 }
 
-/** The bin script of a workspace package below `packages/` (its first `bin` entry), e.g. `plugins/logger`. */
+interface Manifest {
+  name: string;
+  bin?: string | Record<string, string>;
+  dependencies?: Record<string, string>;
+}
+
+const readManifest = (dir: string) => JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Manifest;
+
+/**
+ * The bin script of a workspace package below `packages/` (its first `bin`
+ * entry), e.g. `plugins/logger`. The package must be a dependency of
+ * `@nri-ts/e2e`: that is what makes `npm run e2e` build it first (nx builds
+ * the dependencies of the package it runs), so a check of a package that
+ * is not one fails here, on every machine, instead of finding no `dist/`
+ * on a clean checkout only.
+ */
 export function packageBin(packagePath: string): string {
   const dir = join(repoDir, "packages", packagePath);
-  const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
-    bin?: string | Record<string, string>;
-  };
+  const manifest = readManifest(dir);
   const bin = typeof manifest.bin === "string" ? manifest.bin : Object.values(manifest.bin ?? {})[0];
   if (!bin) throw new Error(`packages/${packagePath}/package.json has no bin`);
-  return join(dir, bin);
+  if (readManifest(packageDir).dependencies?.[manifest.name] === undefined) {
+    throw new Error(
+      `${manifest.name} is not a dependency of @nri-ts/e2e: add it to packages/e2e/package.json, so that npm run e2e builds it before running it`,
+    );
+  }
+  const path = join(dir, bin);
+  if (!existsSync(path)) throw new Error(`${path} is missing: build ${manifest.name} first (npm run e2e does)`);
+  return path;
 }
 
 /**
@@ -92,14 +112,31 @@ export function installPlugin(layout: RuntimeLayout, plugin: PreinstalledPlugin)
   return new LogFile(log);
 }
 
+/**
+ * How long containerd gets to register and synchronize a plugin: a Node
+ * program on a busy two-core machine can take seconds to start, and a
+ * plugin that dies first is reported as soon as it does, so a long wait
+ * costs nothing when something is wrong.
+ */
+const REGISTRATION_TIMEOUT_MS = 60_000;
+
+/** `error` with the plugin's own log appended: what it said is most often why containerd did not register it. */
+function withPluginLog(error: unknown, what: string, log: LogFile): Error {
+  return new Error(`${(error as Error).message}\n${what}'s own log, ${log.path}: ${log.tail()}`, { cause: error });
+}
+
 /** Waits until containerd has synchronized a pre-installed plugin. */
 export async function waitPreinstalled(containerd: Containerd, plugin: PreinstalledPlugin, from = 0): Promise<void> {
   const id = `${plugin.index}-${plugin.name}`;
-  await containerd.waitForEntry(
-    `the pre-installed plugin ${id} to synchronize`,
-    (entry) => entry.msg === `pre-installed NRI plugin "${id}" synchronization success`,
-    { from },
-  );
+  try {
+    await containerd.waitForEntry(
+      `the pre-installed plugin ${id} to synchronize`,
+      (entry) => entry.msg === `pre-installed NRI plugin "${id}" synchronization success`,
+      { from, timeoutMs: REGISTRATION_TIMEOUT_MS },
+    );
+  } catch (error) {
+    throw withPluginLog(error, id, new LogFile(join(containerd.layout.logs, `${id}.log`)));
+  }
 }
 
 const REGISTERED = /^plugin "external:[^"]*\[(\d+)\]" registered as "([^"]+)"/;
@@ -108,20 +145,28 @@ const REGISTERED = /^plugin "external:[^"]*\[(\d+)\]" registered as "([^"]+)"/;
  * Waits until containerd has registered the external plugin with process id
  * `pid` (as containerd sees it: a containerized plugin's host pid) after the
  * log mark `from`, then synchronized it; resolves to its registered name.
+ * `abandon` gives a reason to stop waiting early (the plugin exited).
  */
-export async function waitRegistered(containerd: Containerd, pid: number, what: string, from: number): Promise<string> {
+export async function waitRegistered(
+  containerd: Containerd,
+  pid: number,
+  what: string,
+  from: number,
+  abandon?: () => string | undefined,
+): Promise<string> {
+  const options = { from, timeoutMs: REGISTRATION_TIMEOUT_MS, abandon };
   const name = await containerd.waitForEntry(
     `the registration of ${what} (pid ${pid})`,
     (entry) => {
       const match = REGISTERED.exec(entry.msg);
       return match !== null && Number(match[1]) === pid && match[2];
     },
-    { from },
+    options,
   );
   await containerd.waitForEntry(
     `the synchronization of ${name}`,
     (entry) => entry.msg === `plugin "${name}" connected and synchronized`,
-    { from },
+    options,
   );
   return name;
 }
@@ -132,6 +177,8 @@ export class ExternalPlugin {
   name = "";
   readonly log: LogFile;
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** How it exited, once it has: `code 1`, `signal SIGKILL`. */
+  #exit: string | undefined;
 
   private constructor(
     readonly program: PluginCommand,
@@ -141,6 +188,9 @@ export class ExternalPlugin {
   ) {
     this.log = new LogFile(logPath);
     this.exited = exited;
+    void exited.then(({ code, signal }) => {
+      this.#exit = signal ? `signal ${signal}` : `code ${code}`;
+    });
   }
 
   /**
@@ -175,9 +225,19 @@ export class ExternalPlugin {
     return plugin;
   }
 
-  /** Waits for containerd's registration of this process after the log mark `from` (e.g. after a restart). */
+  /**
+   * Waits for containerd's registration of this process after the log mark
+   * `from` (e.g. after a restart); fails as soon as the process exits, and
+   * a failure shows the plugin's own log.
+   */
   async waitRegistered(containerd: Containerd, from: number): Promise<void> {
-    this.name = await waitRegistered(containerd, this.pid, this.program.label, from);
+    const { label } = this.program;
+    const abandon = () => this.#exit && `${label} exited (${this.#exit})`;
+    try {
+      this.name = await waitRegistered(containerd, this.pid, label, from, abandon);
+    } catch (error) {
+      throw withPluginLog(error, label, this.log);
+    }
   }
 
   get running(): boolean {
