@@ -32,7 +32,7 @@ import {
   waitPreinstalled,
 } from "./plugins.js";
 import { startTime } from "./procs.js";
-import { sweepRuntime, writeRunRecord } from "./sweep.js";
+import { RUNTIME_PREFIX, sweepRuntime, writeRunRecord } from "./sweep.js";
 import { recordPhase, timed } from "./timings.js";
 import { type ContainerdLine, NEWEST } from "./versions.js";
 
@@ -75,7 +75,7 @@ export class Runtime implements PodHost {
     const line = options.line ?? NEWEST;
     const label = `${options.label} ${line.version}`;
     mkdirSync(scratchRoot, { recursive: true });
-    const layout = runtimeLayout(mkdtempSync(join(scratchRoot, "rt-")));
+    const layout = runtimeLayout(mkdtempSync(join(scratchRoot, RUNTIME_PREFIX)));
     const runtime = new Runtime(label, line, layout, options.preinstalled ?? []);
     writeRunRecord(layout.base, {
       owner: { pid: process.pid, start: startTime(process.pid) ?? "" },

@@ -12,10 +12,16 @@
  * 4. what still mentions the base on its command line (shims), SIGKILL;
  *    mounts below the base, deepest first; the runtime's cgroup parent in
  *    every hierarchy;
- * 5. the directory, once nothing is mounted below it.
+ * 5. the directory, once nothing is mounted below it, its record last.
  *
- * `<base>/run.json` holds what this needs; `owner` names the process that
- * created the directory, so that a sweep never touches a live run's.
+ * `<base>/run.json` holds what this needs, and marks the run live: its
+ * `owner` names the process that created the directory (pid and start
+ * time, so a reused pid does not count), and a sweep of abandoned runs
+ * passes over every directory whose owner still runs. The record is
+ * written (atomically) right after the directory is made and removed last
+ * when it goes, so a live run's directory is without one only while it is
+ * being made or is already empty; the sweep leaves such a directory alone
+ * for a minute, and takes one that vanishes while it looks as gone.
  */
 import { spawn } from "node:child_process";
 import {
@@ -24,6 +30,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmdirSync,
   rmSync,
   statSync,
@@ -44,13 +51,20 @@ export interface RunRecord {
   cgroupParent: string;
 }
 
+const RECORD = "run.json";
+
+/** Each runtime's directory below the scratch root is `rt-XXXXXX`; nothing else there is the sweep's. */
+export const RUNTIME_PREFIX = "rt-";
+
+/** Writes the record whole (a temporary file renamed over it): a sweep reads all of it or none. */
 export function writeRunRecord(base: string, record: RunRecord): void {
-  writeFileSync(join(base, "run.json"), JSON.stringify(record, null, 2));
+  writeFileSync(join(base, `${RECORD}.new`), JSON.stringify(record, null, 2));
+  renameSync(join(base, `${RECORD}.new`), join(base, RECORD));
 }
 
 function readRunRecord(base: string): RunRecord | undefined {
   try {
-    return JSON.parse(readFileSync(join(base, "run.json"), "utf8")) as RunRecord;
+    return JSON.parse(readFileSync(join(base, RECORD), "utf8")) as RunRecord;
   } catch {
     return undefined;
   }
@@ -169,21 +183,53 @@ export function sweepRuntime(base: string): void {
     }
   }
   if (record) removeCgroups(record.cgroupParent);
-  if (mountsBelow(base).length === 0) rmSync(base, { recursive: true, force: true });
+  if (mountsBelow(base).length === 0) removeDirectory(base);
   else console.warn(`e2e: left ${base} in place: still mounted below it: ${mountsBelow(base).join(", ")}`);
 }
 
-/** Sweeps every runtime directory whose owning process is gone (a crashed or killed run). */
-export function sweepAbandoned(): string[] {
-  if (!existsSync(scratchRoot)) return [];
+/** Removes the runtime's directory with its record last: the run stays marked live while anything of it is left. */
+function removeDirectory(base: string): void {
+  if (!existsSync(base)) return; // swept already
+  for (const entry of readdirSync(base)) {
+    if (entry !== RECORD) rmSync(join(base, entry), { recursive: true, force: true });
+  }
+  rmSync(join(base, RECORD), { force: true });
+  rmdirSync(base);
+}
+
+/** How long a directory without a record is taken to be one being made (or emptied) by a live run. */
+const UNRECORDED_GRACE_MS = 60_000;
+
+/**
+ * Whether the run of the directory at `base` is over: its owner is gone,
+ * or it has had no record for longer than a live run ever goes without.
+ */
+function abandoned(base: string): boolean {
+  const record = readRunRecord(base);
+  if (record) return !recordedAlive(record.owner.pid, record.owner.start);
+  return Date.now() - statSync(base).mtimeMs >= UNRECORDED_GRACE_MS;
+}
+
+/**
+ * Sweeps every runtime directory below `root` whose run is over (a crashed
+ * or killed run), and resolves to those it swept. Runs of other test files
+ * tear their own directories down meanwhile: one that vanishes while the
+ * sweep looks at it is passed over.
+ */
+export function sweepAbandoned(root = scratchRoot): string[] {
+  if (!existsSync(root)) return [];
   const swept: string[] = [];
-  for (const entry of readdirSync(scratchRoot)) {
-    const base = join(scratchRoot, entry);
-    const record = readRunRecord(base);
-    if (record && recordedAlive(record.owner.pid, record.owner.start)) continue;
-    if (!record && Date.now() - statSync(base).mtimeMs < 60_000) continue; // being created right now
-    sweepRuntime(base);
-    swept.push(base);
+  for (const entry of readdirSync(root)) {
+    if (!entry.startsWith(RUNTIME_PREFIX)) continue;
+    const base = join(root, entry);
+    try {
+      if (!abandoned(base)) continue;
+      sweepRuntime(base);
+      swept.push(base);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT" && !existsSync(base)) continue;
+      throw error;
+    }
   }
   return swept;
 }
