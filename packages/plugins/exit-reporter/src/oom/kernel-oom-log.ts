@@ -70,13 +70,16 @@ export class KernelOomLog {
   }
 
   /**
-   * Opens the kernel log and reads what it holds (kills from before the
-   * reporter started count too).
+   * Opens the kernel log and starts reading what it holds (kills from
+   * before the reporter started count too; `find` waits for that read).
+   * It resolves without waiting for it: the reporter opens the log in
+   * Configure, which the runtime gives 2 s, and a full ring is thousands
+   * of records, one read each (1-2 s on a busy two-core machine).
    * @throws the open's error (no /dev/kmsg, not permitted)
    */
   static async open(path = KMSG): Promise<KernelOomLog> {
     const log = new KernelOomLog(await open(path, constants.O_RDONLY | constants.O_NONBLOCK));
-    await log.read();
+    void log.read();
     return log;
   }
 
