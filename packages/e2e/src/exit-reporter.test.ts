@@ -89,10 +89,14 @@ describeEachLine("exit-reporter", (line) => {
       expect(records.has(record.container!.name), `${record.container!.name} reported twice`).toBe(false);
       records.set(record.container!.name, record);
     }
-    jsonLines = readFileSync(join(runtime.layout.logs, "exits.jsonl"), "utf8")
-      .trim()
-      .split("\n")
-      .map((text) => JSON.parse(text) as Record<string, unknown>);
+    // the file is written behind the gRPC output's ring: on a busy machine its last line can come a moment later
+    const readJsonLines = () =>
+      readFileSync(join(runtime.layout.logs, "exits.jsonl"), "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((text) => JSON.parse(text) as Record<string, unknown>);
+    await expect.poll(() => readJsonLines().length).toBeGreaterThanOrEqual(exits.length);
+    jsonLines = readJsonLines();
     console.log(
       `containerd ${line.version}: what the exit reporter made of it\n${exits
         .map(
