@@ -16,6 +16,7 @@ export {
   type ExitReporterConnection,
 } from "./client.js";
 export { type Command, formatCommand, stripWrapper, type WrapperPrefix } from "./record/command.js";
+export type { ConfigIssue } from "./config-issues.js";
 export {
   type ConfigDefaults,
   DEFAULT_GRPC_SOCKET,
@@ -35,6 +36,7 @@ export { checkOom } from "./oom/oom.js";
 export type { DropListener, ExitOutput } from "./outputs/output.js";
 export { createExitReporterPlugin, type ExitReporterPluginOptions } from "./plugin.js";
 export { buildExitRecord, type ExitEvent, type RecordInput } from "./record/record.js";
+export { RECORD_LIMITS } from "./record/record-limits.js";
 export { ExitReporter, type ExitReporterOptions } from "./reporter.js";
 
 /**

@@ -8,6 +8,7 @@ import { createHookInjector } from "./plugin.js";
 export {
   DEFAULT_HOOKS_DIR,
   HOOKS_DIRS,
+  MAX_HOOK_FILE_BYTES,
   type HookSet,
   type HooksRead,
   OVERRIDE_HOOKS_DIR,
