@@ -6,8 +6,8 @@ import { listenBacklog } from "@nri-ts/ttrpc";
 import { ClientError, Status } from "nice-grpc-common";
 import { afterEach, describe, expect, test } from "vitest";
 import { Adaptation, AdaptationError } from "./adaptation.js";
-import { ScriptedPlugin } from "./scripted-plugin.js";
-import { container, pod, TestRuntime } from "./test-runtime.js";
+import { ScriptedPlugin } from "./testing/scripted-plugin.js";
+import { container, pod, TestRuntime } from "./testing/runtime.js";
 
 let runtime: TestRuntime;
 

@@ -3,8 +3,8 @@ import { Status } from "nice-grpc-common";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { Deprecation, type DeprecationRecorder } from "./observability.js";
 import { PluginError } from "./plugin-error.js";
-import type { PluginHandlers } from "./scripted-plugin.js";
-import { container, pod, TestRuntime } from "./test-runtime.js";
+import type { PluginHandlers } from "./testing/scripted-plugin.js";
+import { container, pod, TestRuntime } from "./testing/runtime.js";
 
 let runtime: TestRuntime;
 

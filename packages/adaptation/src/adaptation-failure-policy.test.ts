@@ -3,8 +3,8 @@ import { encodeFrame, encodeResponseFrame, MessageType } from "@nri-ts/ttrpc";
 import { ServerError, Status } from "nice-grpc-common";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { PluginError } from "./plugin-error.js";
-import type { PluginHandlers, ScriptedPlugin } from "./scripted-plugin.js";
-import { createRequest, pod, TestRuntime } from "./test-runtime.js";
+import type { PluginHandlers, ScriptedPlugin } from "./testing/scripted-plugin.js";
+import { createRequest, pod, TestRuntime } from "./testing/runtime.js";
 
 /*
  * Failure policies (NRI v0.12.4 and v0.12.5), as Go's TestHandleRequestError,

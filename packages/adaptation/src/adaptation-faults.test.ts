@@ -2,8 +2,8 @@ import { Event, eventMask, type StartContainerRequest } from "@nri-ts/api";
 import { encodeFrame, encodeResponseFrame, MessageType } from "@nri-ts/ttrpc";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import type { ScriptedPlugin } from "./scripted-plugin.js";
-import { container, createRequest, pod, TestRuntime } from "./test-runtime.js";
+import type { ScriptedPlugin } from "./testing/scripted-plugin.js";
+import { container, createRequest, pod, TestRuntime } from "./testing/runtime.js";
 
 /*
  * Misbehaving plugins: whatever one of them does, the adaptation answers

@@ -5,8 +5,8 @@ import { fileURLToPath } from "node:url";
 import { RuntimeDefinition, UpdateContainersRequest } from "@nri-ts/api";
 import { encodeRequestFrame } from "@nri-ts/ttrpc";
 import { afterEach, expect, it } from "vitest";
-import { Flood, floodCost, MeasuredChild } from "../../ttrpc/test/flood.js";
-import { ScriptedPlugin } from "./scripted-plugin.js";
+import { Flood, floodCost, MeasuredChild } from "../../ttrpc/src/testing/flood.js";
+import { ScriptedPlugin } from "./testing/scripted-plugin.js";
 
 /*
  * A plugin that sends 30 MB of UpdateContainers requests and reads nothing

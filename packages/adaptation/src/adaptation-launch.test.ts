@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import type { AdaptationOptions } from "./adaptation.js";
 import { silentLogger } from "./observability.js";
 import { PLUGIN_TEXT_LIMIT } from "@nri-ts/api";
-import { createRequest, pod, TestRuntime } from "./test-runtime.js";
+import { createRequest, pod, TestRuntime } from "./testing/runtime.js";
 
 /*
  * Plugins the adaptation launches from its plugin directory. The fixture is
@@ -22,7 +22,7 @@ const LAUNCH_MS = 60_000;
 /** Room for a few launches in a row. */
 const LAUNCHES_TEST_MS = 3 * LAUNCH_MS;
 
-const scriptedPlugin = fileURLToPath(new URL("./scripted-plugin.ts", import.meta.url));
+const scriptedPlugin = fileURLToPath(new URL("./testing/scripted-plugin.ts", import.meta.url));
 const tsx = import.meta.resolve("tsx");
 
 const FIXTURE = `

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import type { MergeEvent } from "./adaptation.js";
 import type { BuiltinHandlers } from "./transport/builtin-plugin.js";
 import { ConflictError } from "./merge/owners.js";
-import { container, createRequest, pod, TestRuntime } from "./test-runtime.js";
+import { container, createRequest, pod, TestRuntime } from "./testing/runtime.js";
 import { ValidatorRejectedError } from "./validation/validation.js";
 
 let runtime: TestRuntime | undefined;

@@ -4,8 +4,8 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import type { Metrics } from "./observability.js";
 import { PluginError } from "./plugin-error.js";
 import { PLUGIN_TEXT_LIMIT } from "@nri-ts/api";
-import type { PluginHandlers } from "./scripted-plugin.js";
-import { container, createRequest, pod, TestRuntime } from "./test-runtime.js";
+import type { PluginHandlers } from "./testing/scripted-plugin.js";
+import { container, createRequest, pod, TestRuntime } from "./testing/runtime.js";
 
 let runtime: TestRuntime;
 

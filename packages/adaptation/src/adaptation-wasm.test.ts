@@ -11,8 +11,8 @@ import {
 } from "@nri-ts/api";
 import { afterEach, beforeEach, expect, test } from "vitest";
 import { PluginError } from "./plugin-error.js";
-import { createRequest, TestRuntime } from "./test-runtime.js";
-import { type ExportBehaviour, type TestModuleOptions, testWasmModule } from "./test-wasm-module.js";
+import { createRequest, TestRuntime } from "./testing/runtime.js";
+import { type ExportBehaviour, type TestModuleOptions, testWasmModule } from "./testing/wasm-module.js";
 
 /*
  * WebAssembly plugins in the plugin directory: loaded instead of launched,

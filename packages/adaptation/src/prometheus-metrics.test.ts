@@ -7,7 +7,7 @@ import { Counter, Registry } from "prom-client";
 import { afterEach, describe, expect, test } from "vitest";
 import type { AdaptationOptions } from "./adaptation.js";
 import { NRI_METRIC_NAMES, prometheusMetrics } from "./prometheus-metrics.js";
-import { container, createRequest, pod, TestRuntime } from "./test-runtime.js";
+import { container, createRequest, pod, TestRuntime } from "./testing/runtime.js";
 
 const INVOCATIONS = NRI_METRIC_NAMES.invocations;
 const LATENCY = NRI_METRIC_NAMES.latency;

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { MuxError } from "./errors.js";
 import { MAX_PAYLOAD } from "./frame.js";
 import { FrameParser, type FrameSink } from "./frame-parser.js";
-import { frame } from "./test-support.js";
+import { frame } from "./testing/support.js";
 
 interface Seen {
   starts: Array<[number, number]>;

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { MuxError } from "./errors.js";
 import { MAX_PAYLOAD, frameSizes } from "./frame.js";
 import { Mux } from "./mux.js";
-import { frame, MemoryTrunk, parseFrames, readAll, settle } from "./test-support.js";
+import { frame, MemoryTrunk, parseFrames, readAll, settle } from "./testing/support.js";
 
 /** Cuts `bytes` into pieces at the given fractions of its length. */
 function cut(bytes: Buffer, fractions: number[]): Buffer[] {

@@ -4,7 +4,7 @@ import { MuxError } from "./errors.js";
 import { PLUGIN_SERVICE_CONN, RUNTIME_SERVICE_CONN } from "./frame.js";
 import { Mux } from "./mux.js";
 import { socketPair } from "./sockets.js";
-import { frame, MemoryTrunk, parseFrames, readAll, settle } from "./test-support.js";
+import { frame, MemoryTrunk, parseFrames, readAll, settle } from "./testing/support.js";
 
 const MiB = 1024 * 1024;
 

@@ -5,7 +5,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { Mux } from "./mux.js";
 import { connectFd, socketPair } from "./sockets.js";
-import { readAll, settle } from "./test-support.js";
+import { readAll, settle } from "./testing/support.js";
 
 /** A child process that runs our mux over its fd 3 and answers conn 1 in upper case. */
 const childProgram = `

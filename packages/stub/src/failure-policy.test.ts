@@ -5,7 +5,7 @@ import type { FailurePolicyInput } from "./failure-policy.js";
 import { silentLogger } from "./logger.js";
 import type { Plugin } from "./plugin.js";
 import { Stub } from "./stub.js";
-import { ScriptedRuntime } from "./testing/scripted-runtime.js";
+import { ScriptedRuntime } from "./harness/scripted-runtime.js";
 
 const plugin: Plugin = { createContainer: () => {}, stopContainer: () => {} };
 const stubs: Stub[] = [];

@@ -10,7 +10,7 @@ import { createLogger } from "./logger.js";
 import type { Plugin } from "./plugin.js";
 import { definePlugin } from "./plugin-check.js";
 import { Stub } from "./stub.js";
-import { connectPlugin } from "./testing/connect-plugin.js";
+import { connectPlugin } from "./harness/connect-plugin.js";
 
 const stubs: Stub[] = [];
 afterEach(async () => {

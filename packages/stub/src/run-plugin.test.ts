@@ -9,7 +9,7 @@ import { UpdateBuilder } from "@nri-ts/api";
 import { silentLogger } from "./logger.js";
 import { runPlugin } from "./run-plugin.js";
 import type { Stub } from "./stub.js";
-import { ScriptedRuntime } from "./testing/scripted-runtime.js";
+import { ScriptedRuntime } from "./harness/scripted-runtime.js";
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..");
 const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;

@@ -11,8 +11,8 @@ import { ClientError, ServerError, Status } from "nice-grpc-common";
 import { afterEach, describe, expect, it } from "vitest";
 import type { HandlerContext, Plugin } from "./plugin.js";
 import type { Stub } from "./stub.js";
-import { connectPlugin } from "./testing/connect-plugin.js";
-import type { ScriptedRuntime } from "./testing/scripted-runtime.js";
+import { connectPlugin } from "./harness/connect-plugin.js";
+import type { ScriptedRuntime } from "./harness/scripted-runtime.js";
 
 const stubs: Stub[] = [];
 afterEach(async () => {

@@ -8,7 +8,7 @@ import { CreateContainerRequest, PluginDefinition, RuntimeDefinition } from "@nr
 import { Mux, PLUGIN_SERVICE_CONN, RUNTIME_SERVICE_CONN } from "@nri-ts/mux";
 import { Channel, createClient, encodeRequestFrame, Server } from "@nri-ts/ttrpc";
 import { afterEach, expect, it } from "vitest";
-import { Flood, floodCost, MeasuredChild } from "../../ttrpc/test/flood.js";
+import { Flood, floodCost, MeasuredChild } from "../../ttrpc/src/testing/flood.js";
 
 /*
  * A runtime that sends 30 MB of CreateContainer requests and reads nothing

@@ -10,8 +10,8 @@ import { StubError } from "./errors.js";
 import { createLogger, type Logger, silentLogger } from "./logger.js";
 import type { ConfigureInput, Plugin } from "./plugin.js";
 import { Stub, type StubOptions } from "./stub.js";
-import { connectPlugin } from "./testing/connect-plugin.js";
-import { ScriptedRuntime, ScriptedRuntimeListener, type ScriptedRuntimeOptions } from "./testing/scripted-runtime.js";
+import { connectPlugin } from "./harness/connect-plugin.js";
+import { ScriptedRuntime, ScriptedRuntimeListener, type ScriptedRuntimeOptions } from "./harness/scripted-runtime.js";
 
 const plugin: Plugin = { createContainer: () => {}, stopContainer: () => {} };
 const base: StubOptions = { index: "10", name: "test", logger: silentLogger, env: {} };

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Plugin } from "./plugin.js";
 import type { Stub } from "./stub.js";
 import { HANDLER_EVENTS } from "./subscription.js";
-import { connectPlugin } from "./testing/connect-plugin.js";
+import { connectPlugin } from "./harness/connect-plugin.js";
 import { codecRehearsals } from "./warm-up.js";
 
 /** A plugin with every lifecycle handler, each recording that it ran. */

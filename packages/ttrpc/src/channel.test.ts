@@ -1,6 +1,6 @@
 import { ClientError, Metadata, Status } from "nice-grpc-common";
 import { describe, expect, it } from "vitest";
-import { deferred, keyValue, RawPeer, socketPair } from "../test/support.js";
+import { deferred, keyValue, RawPeer, socketPair } from "./testing/support.js";
 import { Channel } from "./channel.js";
 import { encodeResponseFrame } from "./envelope.js";
 import { encodeFrame, Flag, MAX_DATA_LENGTH, MessageType, OversizedMessageError, writeFrameHeader } from "./frame.js";

@@ -1,6 +1,6 @@
 import { ClientError, Metadata, ServerError, Status } from "nice-grpc-common";
 import { afterEach, describe, expect, expectTypeOf, it } from "vitest";
-import { deferred, socketPair, TestDefinition } from "../test/support.js";
+import { deferred, socketPair, TestDefinition } from "./testing/support.js";
 import { Channel } from "./channel.js";
 import { createClient, createClientFactory } from "./client.js";
 import { MAX_DATA_LENGTH } from "./frame.js";

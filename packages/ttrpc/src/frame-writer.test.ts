@@ -2,7 +2,7 @@ import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { encodeFrame } from "./frame.js";
 import { FrameWriter } from "./frame-writer.js";
-import { sleep } from "../test/support.js";
+import { sleep } from "./testing/support.js";
 
 /** A duplex stand-in that records each write() call and holds them until released. */
 function slowSink(highWaterMark: number) {

@@ -2,8 +2,8 @@ import { once } from "node:events";
 import { connect, type Socket } from "node:net";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { Flood, floodCost, MeasuredChild } from "../test/flood.js";
-import { keyValue, RawPeer, removeSocketDir, socketPath, TestDefinition } from "../test/support.js";
+import { Flood, floodCost, MeasuredChild } from "./testing/flood.js";
+import { keyValue, RawPeer, removeSocketDir, socketPath, TestDefinition } from "./testing/support.js";
 import { encodeRequestFrame } from "./envelope.js";
 import { encodeFrame, MessageType } from "./frame.js";
 
@@ -19,7 +19,7 @@ const FLOOD_BYTES = 30 << 20;
 /** What the flood may add to the server's resident set: a few MiB (it was 120 to 185 MiB). */
 const RSS_BOUND = 4 << 20;
 
-const target = fileURLToPath(new URL("../test/flood-target.ts", import.meta.url));
+const target = fileURLToPath(new URL("./testing/flood-target.ts", import.meta.url));
 const service = TestDefinition.fullName;
 
 function request(id: number, method: string, payload: Uint8Array): Buffer {

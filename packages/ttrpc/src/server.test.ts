@@ -10,7 +10,7 @@ import {
   socketPair,
   socketPath,
   TestDefinition,
-} from "../test/support.js";
+} from "./testing/support.js";
 import { encodeRequestFrame, encodeResponseFrame } from "./envelope.js";
 import { encodeFrame, Flag, type Frame, MAX_DATA_LENGTH, MessageType, writeFrameHeader } from "./frame.js";
 import { KeyValue, Response, StringList } from "./gen/ttrpc/request.js";

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { PluginMethod } from "../transport/plugin-transport.js";
 import { encodePluginRequest, POD_AND_CONTAINER_METHODS } from "./request-encoding.js";
-import { text } from "../test-arbitraries.js";
+import { text } from "../testing/arbitraries.js";
 
 const map = fc.dictionary(text, text, { maxKeys: 3 });
 const pod = fc

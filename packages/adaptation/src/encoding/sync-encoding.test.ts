@@ -1,7 +1,7 @@
 import { Container, Mount, PodSandbox, POSIXRlimit, SynchronizeRequest } from "@nri-ts/api";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { text } from "../test-arbitraries.js";
+import { text } from "../testing/arbitraries.js";
 import { CONTAINER_FIELDS, MOUNT_FIELDS, POD_FIELDS, RLIMIT_FIELDS } from "./state-encoding.js";
 import { encodeSynchronizeRequest } from "./sync-encoding.js";
 

@@ -7,7 +7,7 @@ import {
 } from "@nri-ts/api";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { text } from "../test-arbitraries.js";
+import { text } from "../testing/arbitraries.js";
 import { CreateContainerResult } from "../merge/create-container-result.js";
 import { encodeValidationRequest } from "./validation-encoding.js";
 

@@ -13,7 +13,7 @@ import { describe, expect, it } from "vitest";
 import { CreateContainerResult } from "./create-container-result.js";
 import { CreationUpdateError } from "./merge-updates.js";
 import { StopContainerResult, UpdateContainerResult } from "./update-container-result.js";
-import { type MockResourceSubject, mockResources } from "../upstream-mock-resources.js";
+import { type MockResourceSubject, mockResources } from "../testing/upstream-mock-resources.js";
 
 /**
  * Updates merged during CreateContainer, UpdateContainer and StopContainer:

@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { ClientError, Status } from "nice-grpc-common";
 import { describe, expect, test } from "vitest";
 import { SyncError, splitAfterRefusal, synchronizeInPages } from "./sync-paging.js";
-import { container, pod } from "../test-runtime.js";
+import { container, pod } from "../testing/runtime.js";
 
 /** What the ttrpc client throws for a request it refuses to send. */
 function refusal(rejectedLength: number): ClientError {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { NetworkNamespace } from "./links.js";
 import { moveLinkIn, moveLinkOut } from "./move.js";
-import { links, noNetns, type ScratchNetns, scratchNetns } from "./test-support.js";
+import { links, noNetns, type ScratchNetns, scratchNetns } from "./testing/support.js";
 
 // Two scratch namespaces stand for the host and the pod: nothing here touches the machine's own links.
 describe.skipIf(noNetns !== undefined)(

@@ -2,7 +2,7 @@ import { simulate } from "@nri-ts/sim";
 import type { Logger } from "@nri-ts/stub";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createNetworkDeviceInjector, podNetworkNamespace } from "./plugin.js";
-import { links, noNetns, type ScratchNetns, scratchNetns } from "./test-support.js";
+import { links, noNetns, type ScratchNetns, scratchNetns } from "./testing/support.js";
 
 /** A logger that keeps `level: message` lines. */
 function keptLines(): { logger: Logger; lines: string[] } {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { expect, test } from "vitest";
-import { PLUGIN_EXPORTS, testWasmModule } from "../../test-wasm-module.js";
+import { PLUGIN_EXPORTS, testWasmModule } from "../../testing/wasm-module.js";
 import { isWasm, readModuleNames } from "./wasm-module.js";
 
 test("a module's function names and signatures, imports first", () => {

@@ -6,8 +6,8 @@
  * packages/conformance; these need no Go and take microseconds to load.
  */
 import { PluginDefinition } from "@nri-ts/api";
-import type { PluginMethod } from "./transport/plugin-transport.js";
-import { exportName } from "./transport/wasm/wasm-transport.js";
+import type { PluginMethod } from "../transport/plugin-transport.js";
+import { exportName } from "../transport/wasm/wasm-transport.js";
 
 /** What one export does when called. */
 export type ExportBehaviour =

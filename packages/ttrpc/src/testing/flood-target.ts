@@ -3,7 +3,7 @@
  * service on a unix socket (argv[2]); it tells its parent once it listens
  * and answers its "rss" requests.
  */
-import { createServer } from "../src/server.js";
+import { createServer } from "../server.js";
 import { answerMemoryRequests } from "./flood.js";
 import { TestDefinition } from "./support.js";
 

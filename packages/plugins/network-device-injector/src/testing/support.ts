@@ -2,7 +2,7 @@
 // network namespaces, made with iproute2 as root, and what their links look like.
 import { execFile, execFileSync } from "node:child_process";
 import { promisify } from "node:util";
-import { NetworkNamespace } from "./links.js";
+import { NetworkNamespace } from "../links.js";
 
 const run = promisify(execFile);
 

@@ -10,8 +10,8 @@ import {
   type DeepPartial,
   PodSandbox,
 } from "@nri-ts/api";
-import { Adaptation, type AdaptationOptions } from "./adaptation.js";
-import type { Logger } from "./observability.js";
+import { Adaptation, type AdaptationOptions } from "../adaptation.js";
+import type { Logger } from "../observability.js";
 import { ScriptedPlugin, type ScriptedPluginOptions } from "./scripted-plugin.js";
 
 /** A log line the adaptation wrote. */

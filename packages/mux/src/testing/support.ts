@@ -1,7 +1,7 @@
 // Helpers shared by this package's tests (not part of the build).
 import { once } from "node:events";
 import { Duplex, type Readable } from "node:stream";
-import { FrameParser } from "./frame-parser.js";
+import { FrameParser } from "../frame-parser.js";
 
 /**
  * A trunk in memory: keeps what the mux writes, and lets a test feed what the

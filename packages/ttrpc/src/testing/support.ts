@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer as createNetServer, connect as netConnect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { FrameDecoder } from "../src/frame-decoder.js";
-import type { Frame } from "../src/frame.js";
-import { KeyValue, StringList } from "../src/gen/ttrpc/request.js";
+import { FrameDecoder } from "../frame-decoder.js";
+import type { Frame } from "../frame.js";
+import { KeyValue, StringList } from "../gen/ttrpc/request.js";
 
 /** A fresh socket path in a new temporary directory (`removeSocketDir` removes it). */
 export function socketPath(name = "ttrpc.sock"): string {

@@ -6,8 +6,8 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { once } from "node:events";
 import type { Duplex, Readable, Writable } from "node:stream";
-import { FrameDecoder } from "../src/frame-decoder.js";
-import { MessageType } from "../src/frame.js";
+import { FrameDecoder } from "../frame-decoder.js";
+import { MessageType } from "../frame.js";
 
 /**
  * Requests written to `connection` while `trunk` (the socket it runs over,
