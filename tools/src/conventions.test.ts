@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { NRI_VERSION } from "@nri-ts/api";
@@ -46,6 +46,36 @@ describe("package conventions (CONTRIBUTING.md)", () => {
       'packages/api/package.json: bin "x" must be "dist/….js" (npm publish rewrites "./dist/…" and warns)',
       "packages/api/README.md must say which upstream version it matches: mention github.com/containerd/nri v9.9.9",
     ]);
+  });
+
+  it("wants test helpers in src/testing/, left out of the build by pattern", () => {
+    const [mux] = publicPackages().filter((pkg) => pkg.path === "packages/mux");
+    const dir = mkdtempSync(join(tmpdir(), "conventions-"));
+    try {
+      mkdirSync(join(dir, "src", "testing"), { recursive: true });
+      mkdirSync(join(dir, "src", "fixtures"));
+      writeFileSync(join(dir, "src", "index.ts"), 'export { mux } from "./mux.js";\n');
+      writeFileSync(join(dir, "src", "mux.ts"), 'export const mux = 1;\nexport const child = "child.js";\n');
+      writeFileSync(join(dir, "src", "child.ts"), "process.exit(0);\n");
+      writeFileSync(join(dir, "src", "trunk.ts"), "export const trunk = 1;\n");
+      writeFileSync(join(dir, "src", "testing", "support.ts"), "export const support = 1;\n");
+      writeFileSync(join(dir, "src", "fixtures", "plugin.ts"), "export default {};\n");
+      writeFileSync(
+        join(dir, "src", "mux.test.ts"),
+        'import "./trunk.js";\nimport "./testing/support.js";\nimport "./fixtures/plugin.js";\n',
+      );
+      writeFileSync(
+        join(dir, "tsconfig.json"),
+        '{ "include": ["src"], "exclude": ["src/**/*.test.ts", "src/trunk.ts"] }\n',
+      );
+      const problems = packageProblems({ ...mux!, dir }, expected).filter((problem) => !problem.includes("README.md"));
+      expect(problems.filter((problem) => !problem.includes("LICENSE"))).toEqual([
+        'packages/mux/tsconfig.json: "exclude" must be ["src/**/*.test.ts","src/testing","src/**/fixtures"] (a test helper goes in src/testing/, not in a list), not ["src/**/*.test.ts","src/trunk.ts"]',
+        "packages/mux/src/trunk.ts is used by tests only: move it to src/testing/ (left out of the build and the tarball)",
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("wants the README to say how to build the API reference and where the package's page is", () => {

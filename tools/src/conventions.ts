@@ -3,8 +3,8 @@
  * each rule gives the exact fix in its message, so that a new package can
  * be made right from the test's output alone.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { apiPage } from "./api-reference.js";
 import type { Manifest, WorkspacePackage } from "./workspace.js";
@@ -13,8 +13,11 @@ export const REPOSITORY_URL = "git+https://github.com/nri-ts/nri-ts.git";
 export const ISSUES_URL = "https://github.com/nri-ts/nri-ts/issues";
 export const SOURCE_CONDITION = "@nri-ts/source";
 
-/** The `files` entries every package starts with: built code, the sources its maps point at, no tests. */
-export const FILES = ["dist", "src", "!**/*.test.ts", "!**/*.tsbuildinfo", "!src/**/fixtures"];
+/** The `files` entries every package starts with: built code, the sources its maps point at, no tests nor test helpers. */
+export const FILES = ["dist", "src", "!**/*.test.ts", "!**/*.tsbuildinfo", "!src/**/fixtures", "!src/testing"];
+
+/** What the build's tsconfig.json leaves out, by pattern: tests, test helpers (`src/testing/`) and fixtures. */
+export const TSCONFIG_EXCLUDE = ["src/**/*.test.ts", "src/testing", "src/**/fixtures"];
 
 export interface Expectations {
   /** The root LICENSE text. */
@@ -87,6 +90,61 @@ function binProblems(pkg: WorkspacePackage): string[] {
   });
 }
 
+/** The build's tsconfig.json: its `exclude` is the shared pattern list, so that no file is left out (or in) by name. */
+function tsconfigProblems(pkg: WorkspacePackage): string[] {
+  const path = join(pkg.dir, "tsconfig.json");
+  if (!existsSync(path)) return ["tsconfig.json is missing"];
+  const match = /"exclude"\s*:\s*(\[[^\]]*\])/.exec(readFileSync(path, "utf8"));
+  const exclude: unknown = match ? JSON.parse(match[1]!) : undefined;
+  return isDeepStrictEqual(exclude, TSCONFIG_EXCLUDE)
+    ? []
+    : [
+        `tsconfig.json: "exclude" must be ${json(TSCONFIG_EXCLUDE)} (a test helper goes in src/testing/, not in a list), not ${json(exclude) ?? "absent"}`,
+      ];
+}
+
+/** Every `.ts` file under `dir`, as paths relative to it; generated code and fixtures aside. */
+function sources(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith(".ts"))
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)))
+    .filter((file) => !/(^|\/)(gen|fixtures)\//.test(file));
+}
+
+/**
+ * Sources that only tests use: neither an entry point (exports, bin) nor
+ * imported, or named (a file a child process runs), by a source that ships.
+ * They are test helpers and belong in src/testing/, which never ships.
+ */
+function testOnlySources(pkg: WorkspacePackage): string[] {
+  const src = join(pkg.dir, "src");
+  const shipped = sources(src).filter((file) => !file.endsWith(".test.ts") && !file.startsWith("testing/"));
+  const { exports, bin } = pkg.manifest;
+  const entries = new Set<string>();
+  for (const target of Object.values(exports ?? {})) {
+    const source = typeof target === "object" ? target[SOURCE_CONDITION] : undefined;
+    if (source) entries.add(resolve(pkg.dir, source));
+  }
+  for (const target of typeof bin === "string" ? [bin] : Object.values(bin ?? {})) {
+    entries.add(resolve(pkg.dir, target.replace(/^dist\//, "src/").replace(/\.js$/, ".ts")));
+  }
+  const used = new Set(entries);
+  const named = new Set<string>();
+  for (const file of shipped) {
+    const text = readFileSync(join(src, file), "utf8");
+    for (const [, specifier] of text.matchAll(/(?:from\s+|import\s*\(\s*)"(\.{1,2}\/[^"]+)\.js"/g)) {
+      used.add(resolve(src, dirname(file), `${specifier}.ts`));
+    }
+    for (const [name] of text.matchAll(/[\w.-]+\.(?:ts|js)\b/g)) named.add(name.replace(/\.js$/, ".ts"));
+  }
+  return shipped
+    .filter((file) => !used.has(join(src, file)) && !named.has(file.slice(file.lastIndexOf("/") + 1)))
+    .map(
+      (file) => `src/${file} is used by tests only: move it to src/testing/ (left out of the build and the tarball)`,
+    );
+}
+
 /** The problems of one public package, each a sentence that says what to change; empty when it is right. */
 export function packageProblems(pkg: WorkspacePackage, expected: Expectations): string[] {
   const { manifest } = pkg;
@@ -104,7 +162,10 @@ export function packageProblems(pkg: WorkspacePackage, expected: Expectations): 
   if (!isDeepStrictEqual(files.slice(0, FILES.length), FILES)) {
     problems.push(`package.json: "files" must start with ${json(FILES)} (then anything else the package ships)`);
   }
-  problems.push(...exportProblems(pkg), ...binProblems(pkg));
+  const entryProblems = [...exportProblems(pkg), ...binProblems(pkg)];
+  problems.push(...entryProblems, ...tsconfigProblems(pkg));
+  // (which sources ship follows from the entry points: only once they are right)
+  if (entryProblems.length === 0) problems.push(...testOnlySources(pkg));
   for (const [name, range] of Object.entries(manifest.dependencies ?? {})) {
     if (name.startsWith("@nri-ts/") && !/^\^\d+\.\d+\.\d+$/.test(range)) {
       problems.push(

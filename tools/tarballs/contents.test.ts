@@ -60,7 +60,7 @@ describe.each(Object.keys(tarballs).map((name) => [name] as const))("%s tarball"
     expect("failed" in result, `${result.stdout}\n${result.stderr}`).toBe(false);
   });
 
-  it("has every file its exports and bin point at, and no tests of its own", () => {
+  it("has every file its exports and bin point at, and no tests or test helpers of its own", () => {
     const bins = typeof manifest.bin === "string" ? [manifest.bin] : Object.values(manifest.bin ?? {});
     const missing = [...exportTargets(manifest), ...bins].filter((target) => !existsSync(join(root, target)));
     expect(missing).toEqual([]);
@@ -69,6 +69,14 @@ describe.each(Object.keys(tarballs).map((name) => [name] as const))("%s tarball"
       ? contents.filter((file) => !file.startsWith("template/"))
       : contents;
     expect(shipped.filter((file) => /\.test\.|tsbuildinfo|\/fixtures\//.test(file))).toEqual([]);
+    // Test helpers live in src/testing/ (CONTRIBUTING.md), which the build leaves out: a source
+    // shipped without its built file is one (as adaptation's test-runtime.ts was, left out by a list).
+    expect(shipped.filter((file) => /^(src|dist)\/testing\//.test(file))).toEqual([]);
+    const unbuilt = shipped.filter(
+      (file) =>
+        /^src\/.*\.ts$/.test(file) && !contents.includes(file.replace(/^src\//, "dist/").replace(/\.ts$/, ".js")),
+    );
+    expect(unbuilt, "sources in the tarball that the build leaves out (test helpers?)").toEqual([]);
     expect(contents).toContain("LICENSE");
   });
 
