@@ -31,7 +31,7 @@ import {
   type UpdatePodSandboxResponse,
 } from "@nri-ts/api";
 import type { BuiltinHandlers, BuiltinPlugin } from "./transport/builtin-plugin.js";
-import { CreateContainerResult } from "./merge/create-container-result.js";
+import { CreateContainerResult } from "./create-container-result.js";
 import { defaultValidator } from "./validation/default-validator.js";
 import type { DefaultValidatorConfig } from "./validation/default-validator-config.js";
 import { type DiscoveredPlugin, discoverPlugins } from "./launch/discovery.js";
@@ -47,7 +47,7 @@ import {
   StopContainerResult,
   type MergedUpdateContainerResponse,
   UpdateContainerResult,
-} from "./merge/update-container-result.js";
+} from "./update-container-result.js";
 import { firstValidationError } from "./validation/validation.js";
 import { isWasm } from "./transport/wasm/wasm-module.js";
 import { errorText } from "./error-text.js";

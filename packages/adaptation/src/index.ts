@@ -8,7 +8,7 @@
 // where they were first; they live in @nri-ts/api now, for plugins too
 export { ANNOTATION_DOMAIN, effectiveAnnotation, REQUIRED_PLUGINS_ANNOTATION } from "@nri-ts/api";
 export { copyResources } from "./merge/copy-resources.js";
-export { CreateContainerResult } from "./merge/create-container-result.js";
+export { CreateContainerResult } from "./create-container-result.js";
 export {
   AnnotationValueError,
   DEFAULT_VALIDATOR_INDEX,
@@ -36,8 +36,8 @@ export type {
   FilledUpdateContainerRequest,
 } from "./merge/normalize.js";
 export { ConflictError, Ownership, compoundOwner, compoundOwners, simpleOwner } from "./merge/owners.js";
-export { StopContainerResult, UpdateContainerResult } from "./merge/update-container-result.js";
-export type { MergedUpdateContainerResponse, UpdatesResponse } from "./merge/update-container-result.js";
+export { StopContainerResult, UpdateContainerResult } from "./update-container-result.js";
+export type { MergedUpdateContainerResponse, UpdatesResponse } from "./update-container-result.js";
 export {
   ValidationRequestBuilder,
   ValidatorFailedError,

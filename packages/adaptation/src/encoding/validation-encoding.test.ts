@@ -8,7 +8,7 @@ import {
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { text } from "../testing/arbitraries.js";
-import { CreateContainerResult } from "../merge/create-container-result.js";
+import { CreateContainerResult } from "../create-container-result.js";
 import { encodeValidationRequest } from "./validation-encoding.js";
 
 // map<int32, ...> keys as the ownership record holds them: field numbers (0 and large ones too), or negative

@@ -1,6 +1,6 @@
 import { CreateContainerRequest, CreateContainerResponse, Field, Mount } from "@nri-ts/api";
 import { describe, expect, it } from "vitest";
-import { CreateContainerResult } from "./create-container-result.js";
+import { CreateContainerResult } from "../create-container-result.js";
 
 /** Mounts, env and devices share the list algorithm; only mounts echo removal markers. */
 

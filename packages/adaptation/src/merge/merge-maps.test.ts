@@ -1,6 +1,6 @@
 import { CreateContainerRequest, CreateContainerResponse, Field } from "@nri-ts/api";
 import { describe, expect, it } from "vitest";
-import { CreateContainerResult } from "./create-container-result.js";
+import { CreateContainerResult } from "../create-container-result.js";
 
 /** Annotations, sysctl and net devices share the map algorithm. */
 

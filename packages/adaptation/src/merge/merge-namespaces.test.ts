@@ -1,6 +1,6 @@
 import { CreateContainerRequest, CreateContainerResponse, Field } from "@nri-ts/api";
 import { describe, expect, it } from "vitest";
-import { CreateContainerResult } from "./create-container-result.js";
+import { CreateContainerResult } from "../create-container-result.js";
 
 function create(): CreateContainerResult {
   return new CreateContainerResult(

@@ -7,10 +7,10 @@ import {
 } from "@nri-ts/api";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CreateContainerResult } from "./create-container-result.js";
+import { CreateContainerResult } from "../create-container-result.js";
 import { CreationUpdateError } from "./merge-updates.js";
 import { ConflictError } from "./owners.js";
-import { StopContainerResult } from "./update-container-result.js";
+import { StopContainerResult } from "../update-container-result.js";
 
 const PLUGINS = ["00-a", "10-b", "20-c"];
 const key = fc.constantFrom("x", "-x", "y", "-y", "", "-");

@@ -1,7 +1,7 @@
 import type { DeepPartial } from "@nri-ts/api";
 import { CreateContainerRequest, CreateContainerResponse, Field, LinuxResources } from "@nri-ts/api";
 import { describe, expect, it } from "vitest";
-import { CreateContainerResult } from "./create-container-result.js";
+import { CreateContainerResult } from "../create-container-result.js";
 
 function create(): CreateContainerResult {
   return new CreateContainerResult(

@@ -10,9 +10,9 @@ import {
   UpdateContainerResponse,
 } from "@nri-ts/api";
 import { describe, expect, it } from "vitest";
-import { CreateContainerResult } from "./create-container-result.js";
+import { CreateContainerResult } from "../create-container-result.js";
 import { CreationUpdateError } from "./merge-updates.js";
-import { StopContainerResult, UpdateContainerResult } from "./update-container-result.js";
+import { StopContainerResult, UpdateContainerResult } from "../update-container-result.js";
 import { type MockResourceSubject, mockResources } from "../testing/upstream-mock-resources.js";
 
 /**

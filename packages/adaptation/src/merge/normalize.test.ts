@@ -1,7 +1,7 @@
 import { Container, CreateContainerRequest, CreateContainerResponse, UpdateContainerRequest } from "@nri-ts/api";
 import { describe, expect, it } from "vitest";
-import { CreateContainerResult } from "./create-container-result.js";
-import { UpdateContainerResult } from "./update-container-result.js";
+import { CreateContainerResult } from "../create-container-result.js";
+import { UpdateContainerResult } from "../update-container-result.js";
 
 describe("the request copy", () => {
   it("is the caller's request, filled in place with every part plugins may adjust", () => {

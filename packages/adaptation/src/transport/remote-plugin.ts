@@ -22,7 +22,7 @@ import {
 } from "./plugin-transport.js";
 import { goStatusText } from "./status-text.js";
 import { errorText } from "../error-text.js";
-import { encodePluginRequest } from "../encoding/request-encoding.js";
+import { encodePluginRequest } from "./request-encoding.js";
 import { boundedText } from "@nri-ts/api";
 
 /** What the runtime side answers a connected plugin. */

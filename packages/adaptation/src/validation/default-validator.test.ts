@@ -9,7 +9,7 @@ import {
   SecurityProfile_ProfileType,
 } from "@nri-ts/api";
 import { describe, expect, it } from "vitest";
-import { CreateContainerResult } from "../merge/create-container-result.js";
+import { CreateContainerResult } from "../create-container-result.js";
 import {
   AnnotationValueError,
   checkDefaultValidation,

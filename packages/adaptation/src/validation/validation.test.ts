@@ -1,7 +1,7 @@
 import type { ValidateContainerAdjustmentRequest } from "@nri-ts/api";
 import { CreateContainerRequest, CreateContainerResponse, Field } from "@nri-ts/api";
 import { describe, expect, it } from "vitest";
-import { CreateContainerResult } from "../merge/create-container-result.js";
+import { CreateContainerResult } from "../create-container-result.js";
 import { compoundOwner } from "../merge/owners.js";
 import { PLUGIN_TEXT_LIMIT } from "@nri-ts/api";
 import {

@@ -24,7 +24,7 @@ import { Worker } from "node:worker_threads";
 import { decodeMessage, LogRequest, LogRequest_Level, type MessageType, PluginDefinition } from "@nri-ts/api";
 import { Status } from "nice-grpc-common";
 import { errorText } from "../../error-text.js";
-import { encodePluginRequest } from "../../encoding/request-encoding.js";
+import { encodePluginRequest } from "../request-encoding.js";
 import { boundedText, PLUGIN_TEXT_LIMIT, pluginText } from "@nri-ts/api";
 import {
   abortedFailure,

@@ -1,7 +1,7 @@
 import { Container, PluginDefinition, PodSandbox } from "@nri-ts/api";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { PluginMethod } from "../transport/plugin-transport.js";
+import type { PluginMethod } from "./plugin-transport.js";
 import { encodePluginRequest, POD_AND_CONTAINER_METHODS } from "./request-encoding.js";
 import { text } from "../testing/arbitraries.js";
 

@@ -6,11 +6,11 @@ import {
   type SynchronizeRequest,
   type ValidateContainerAdjustmentRequest,
 } from "@nri-ts/api";
-import { begin, end } from "./field-writer.js";
-import type { PluginMethod, PluginRequest } from "../transport/plugin-transport.js";
-import { writeContainer, writePod } from "./state-encoding.js";
-import { encodeSynchronizeRequest } from "./sync-encoding.js";
-import { encodeValidationRequest } from "./validation-encoding.js";
+import { begin, end } from "../encoding/field-writer.js";
+import type { PluginMethod, PluginRequest } from "./plugin-transport.js";
+import { writeContainer, writePod } from "../encoding/state-encoding.js";
+import { encodeSynchronizeRequest } from "../encoding/sync-encoding.js";
+import { encodeValidationRequest } from "../encoding/validation-encoding.js";
 
 /**
  * The requests that hold a pod (field 1) and a container (field 2) and

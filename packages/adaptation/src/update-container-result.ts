@@ -1,8 +1,8 @@
 import type { ContainerEviction, ContainerUpdate, StopContainerResponse, UpdateContainerRequest } from "@nri-ts/api";
-import { UpdateMerger } from "./merge-updates.js";
-import type { FilledUpdateContainerRequest } from "./normalize.js";
-import { fillUpdateContainerRequest } from "./normalize.js";
-import { Ownership } from "./owners.js";
+import { UpdateMerger } from "./merge/merge-updates.js";
+import type { FilledUpdateContainerRequest } from "./merge/normalize.js";
+import { fillUpdateContainerRequest } from "./merge/normalize.js";
+import { Ownership } from "./merge/owners.js";
 
 /**
  * UpdateContainer's merged reply. QUIRK (reproduced): the requested

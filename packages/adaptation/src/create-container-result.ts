@@ -1,11 +1,11 @@
 import type { ContainerUpdate, CreateContainerRequest, CreateContainerResponse } from "@nri-ts/api";
 import { Container } from "@nri-ts/api";
-import { mergeAdjustment } from "./merge-adjustment.js";
-import { UpdateMerger } from "./merge-updates.js";
-import type { FilledAdjustment, FilledCreateContainerRequest } from "./normalize.js";
-import { emptyAdjustment, fillCreateContainerRequest } from "./normalize.js";
-import { Ownership } from "./owners.js";
-import { ValidationRequestBuilder } from "../validation/validation.js";
+import { mergeAdjustment } from "./merge/merge-adjustment.js";
+import { UpdateMerger } from "./merge/merge-updates.js";
+import type { FilledAdjustment, FilledCreateContainerRequest } from "./merge/normalize.js";
+import { emptyAdjustment, fillCreateContainerRequest } from "./merge/normalize.js";
+import { Ownership } from "./merge/owners.js";
+import { ValidationRequestBuilder } from "./validation/validation.js";
 
 /**
  * The merged result of one CreateContainer request. Construct it with the

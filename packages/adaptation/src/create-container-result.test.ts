@@ -13,7 +13,7 @@ import {
 } from "@nri-ts/api";
 import { describe, expect, it } from "vitest";
 import { CreateContainerResult } from "./create-container-result.js";
-import { mockResources } from "../testing/upstream-mock-resources.js";
+import { mockResources } from "./testing/upstream-mock-resources.js";
 
 /**
  * The behavioural cases of upstream adaptation_suite_test.go "Plugin
