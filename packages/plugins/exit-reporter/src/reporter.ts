@@ -27,7 +27,7 @@ import { KernelOomLog } from "./oom/kernel-oom-log.js";
 import { checkOom } from "./oom/oom.js";
 import { PrometheusOutput } from "./outputs/metrics.js";
 import type { ExitOutput } from "./outputs/output.js";
-import { startOutputs } from "./outputs/outputs.js";
+import { startOutputs } from "./start-outputs.js";
 import { buildExitRecord, type ExitEvent, NOT_CHECKED } from "./record/record.js";
 import { boundRecord } from "./record/record-limits.js";
 

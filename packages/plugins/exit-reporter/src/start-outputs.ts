@@ -4,13 +4,13 @@
  * which output failed and why.
  */
 import type { Writable } from "node:stream";
-import type { AttachCauseRequest, AttachCauseResponse } from "../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
-import type { ExitReporterConfig } from "../config.js";
-import { GrpcOutput } from "./grpc-output.js";
-import { JsonLinesOutput } from "./json-lines.js";
-import { RotatingFile, streamSink } from "./line-sinks.js";
-import { PrometheusOutput } from "./metrics.js";
-import type { DropListener, ExitOutput } from "./output.js";
+import type { AttachCauseRequest, AttachCauseResponse } from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
+import type { ExitReporterConfig } from "./config.js";
+import { GrpcOutput } from "./outputs/grpc-output.js";
+import { JsonLinesOutput } from "./outputs/json-lines.js";
+import { RotatingFile, streamSink } from "./outputs/line-sinks.js";
+import { PrometheusOutput } from "./outputs/metrics.js";
+import type { DropListener, ExitOutput } from "./outputs/output.js";
 
 export interface OutputDependencies {
   onDrop: DropListener;
