@@ -59,7 +59,7 @@ export function readmeExamples(readme: string): Example[] {
   all.forEach((block, i) => {
     if (block.lang !== "ts") return;
     const number = examples.length + 1;
-    const code = block.body.join("\n") + "\n";
+    const code = `${block.body.join("\n")}\n`;
     const arrows = block.body.map((text) => ARROW.exec(text)?.[1]).filter((text) => text !== undefined);
     const next = all[i + 1];
     const output = next && next.lang === "" && /\bprints:?\s*$/.test(next.before.trim()) ? next.body : undefined;

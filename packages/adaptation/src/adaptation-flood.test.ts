@@ -36,7 +36,12 @@ it("a plugin that sends without reading costs the runtime bounded memory", { tim
     void ScriptedPlugin.connect(socketPath, {
       name: "flood",
       index: "10",
-      handlers: { synchronize: async () => (resolve(), { update: [], more: false }) },
+      handlers: {
+        synchronize: async () => {
+          resolve();
+          return { update: [], more: false };
+        },
+      },
     }).then((connected) => (plugin = connected));
   });
   await synchronized;

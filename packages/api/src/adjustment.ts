@@ -202,7 +202,7 @@ export class AdjustmentBuilder extends LinuxResourceSetters {
   addHooks(hooks: HooksInput): this {
     const added = HOOK_KINDS.map((kind) => (hooks[kind] ?? []).map(toHook));
     const target = (this.#adjustment.hooks ??= Hooks.fromPartial({}));
-    HOOK_KINDS.forEach((kind, i) => target[kind].push(...added[i]!));
+    for (const [i, kind] of HOOK_KINDS.entries()) target[kind].push(...added[i]!);
     return this;
   }
 

@@ -125,7 +125,7 @@ class Checker<T> {
     if (typeof shape === "bigint") return this.int64(input, path);
     if (Array.isArray(shape)) {
       if (!Array.isArray(input)) this.fail(path, `expected a list, got ${describe(input)}`);
-      input.forEach((item, i) => this.walk(item, shape[i], [...path, i]));
+      for (const [i, item] of input.entries()) this.walk(item, shape[i], [...path, i]);
       return;
     }
     if (isRecord(shape)) {

@@ -5,7 +5,7 @@
  * an entry splits at its first `=` (the value may hold more), and an entry
  * without one is a name with an empty value.
  */
-import { KeyValue } from "./gen/nri/pkg/api/v1alpha1/api.js";
+import type { KeyValue } from "./gen/nri/pkg/api/v1alpha1/api.js";
 
 /** `"NAME=value"` as `{key: "NAME", value: "value"}`; `"NAME"` as `{key: "NAME", value: ""}`. */
 export function parseEnvEntry(entry: string): KeyValue {

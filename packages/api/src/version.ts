@@ -85,7 +85,7 @@ function isUint64(text: string, radix: 10 | 16): boolean {
  */
 function stripGitDescribeSuffix(version: string): string {
   const semver = parseSemVer(version);
-  if (!semver || semver.build !== "" || semver.prerelease === "") return version;
+  if (semver?.build !== "" || semver.prerelease === "") return version;
   const [commits, hash] = splitOnce(semver.prerelease.slice(1), "-");
   if (hash === undefined || !hash.startsWith("g") || !isUint64(commits, 10)) return version;
   if (!isUint64(splitOnce(hash.slice(1), ".")[0], 16)) return version;

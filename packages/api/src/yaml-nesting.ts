@@ -150,8 +150,10 @@ class NestingScan {
     while (this.pos < this.src.length && !this.exceeded) {
       state = this.step(state);
       // every state but the line's first moves on; never stand still for good
-      if (this.pos !== last) (last = this.pos), (still = 0);
-      else if (++still > 8) this.pos++;
+      if (this.pos !== last) {
+        last = this.pos;
+        still = 0;
+      } else if (++still > 8) this.pos++;
     }
     return this.exceeded ? Math.min(this.exceededPos, this.src.length) : undefined;
   }
@@ -373,8 +375,14 @@ class NestingScan {
   }
 
   private skipNewline(): number {
-    if (this.ch() === "\n") return ((this.pos += 1), 1);
-    if (this.ch() === "\r" && this.ch(1) === "\n") return ((this.pos += 2), 2);
+    if (this.ch() === "\n") {
+      this.pos += 1;
+      return 1;
+    }
+    if (this.ch() === "\r" && this.ch(1) === "\n") {
+      this.pos += 2;
+      return 2;
+    }
     return 0;
   }
 

@@ -11,7 +11,7 @@ const TOP = 28;
 const BOTTOM = 36;
 const COLORS = { ours: "#1f77b4", go: "#d62728" };
 
-const escape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+const escapeXml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 const fmt = (value: number) =>
   value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toPrecision(2);
 
@@ -71,11 +71,11 @@ export function distributionSvg(title: string, unit: string, series: { ours: num
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="sans-serif" font-size="11">`,
     `<rect width="${WIDTH}" height="${HEIGHT}" fill="#fff"/>`,
-    `<text x="${LEFT}" y="16" font-size="13">${escape(title)}</text>`,
+    `<text x="${LEFT}" y="16" font-size="13">${escapeXml(title)}</text>`,
     yTicks,
     `<rect x="${LEFT}" y="${TOP}" width="${plotW}" height="${plotH}" fill="none" stroke="#888"/>`,
     xTicks,
-    `<text x="14" y="${TOP + plotH / 2}" transform="rotate(-90 14 ${TOP + plotH / 2})" text-anchor="middle">${escape(unit)} (log scale)</text>`,
+    `<text x="14" y="${TOP + plotH / 2}" transform="rotate(-90 14 ${TOP + plotH / 2})" text-anchor="middle">${escapeXml(unit)} (log scale)</text>`,
     `<text x="${LEFT + plotW / 2}" y="${HEIGHT - 4}" text-anchor="middle">percentile of calls</text>`,
     line(series.go, COLORS.go),
     line(series.ours, COLORS.ours),

@@ -10,7 +10,13 @@ import { symlink, mkdtemp, readFile, rm, writeFile, mkdir } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Adaptation } from "@nri-ts/adaptation";
-import { Container, ContainerState, CreateContainerRequest, CreateContainerResponse, PodSandbox } from "@nri-ts/api";
+import {
+  Container,
+  ContainerState,
+  type CreateContainerRequest,
+  type CreateContainerResponse,
+  PodSandbox,
+} from "@nri-ts/api";
 import { afterEach, beforeAll, beforeEach, expect, test } from "vitest";
 import {
   type GoPlugin,

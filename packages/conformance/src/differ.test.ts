@@ -95,7 +95,7 @@ function oneForm(line: string): string {
   return line
     .replaceAll("\\u00a0", " ")
     .replaceAll("uNumber(", "Number(")
-    .replace(/(?<=-> To: .*|From: .*)([^ ])  (?=[A-Za-z_]+:)/g, "$1 ");
+    .replace(/(?<=-> To: .*|From: .*)([^ ]) {2}(?=[A-Za-z_]+:)/g, "$1 ");
 }
 
 /** A differ's lines before it ends, and how it ended; Synchronize dumps apart. */

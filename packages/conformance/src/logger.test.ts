@@ -228,6 +228,7 @@ describeWithGo("logger: ours and Go's, line for line", () => {
     expect(go.lines.length).toBeGreaterThan(1500);
     expect(go.lines).toEqual(
       expect.arrayContaining([
+        // biome-ignore-start lint/complexity/noUselessStringRaw: every line as Go logs it, backslashes or not
         String.raw`level=info msg="Synchronize:    null"`,
         String.raw`level=info msg="RunPodSandbox:      appVersion: \"1.0\""`,
         String.raw`level=info msg="RunPodSandbox:      \"yes\": \"no\""`,
@@ -241,6 +242,7 @@ describeWithGo("logger: ours and Go's, line for line", () => {
         String.raw`level=info msg="ValidateContainerAdjustment:      hooks: {}"`,
         String.raw`level=info msg="UpdatePodSandbox: overHeadResources:"`,
         String.raw`level=info msg="StopContainer:    exit_code: 137"`,
+        // biome-ignore-end lint/complexity/noUselessStringRaw: every line as Go logs it
       ]),
     );
   }, 120_000);

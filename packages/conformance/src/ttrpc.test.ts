@@ -20,12 +20,10 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
-  type Channel,
   connect,
   createServer,
   encodeFrame,
   encodeRequestFrame,
-  encodeResponseFrame,
   Flag,
   type Frame,
   FrameDecoder,
@@ -33,11 +31,10 @@ import {
   MAX_DATA_LENGTH,
   MessageType,
   Response,
-  type Server,
   writeFrameHeader,
 } from "@nri-ts/ttrpc";
 import { ServerError, Status } from "nice-grpc-common";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeWithGo, goCommand } from "./go.js";
 import {
   BARRIER,

@@ -14,9 +14,9 @@ import { join } from "node:path";
 import {
   Container,
   ContainerState,
-  ContainerUpdate,
-  CreateContainerRequest,
-  CreateContainerResponse,
+  type ContainerUpdate,
+  type CreateContainerRequest,
+  type CreateContainerResponse,
   PodSandbox,
 } from "@nri-ts/api";
 import { renderHeader, simulate } from "@nri-ts/sim";

@@ -41,8 +41,11 @@ describeEachLine("device-injector", (line) => {
         "mounts.noderesource.dev/container.app": `- {source: ${hostDir}, destination: /host-data, type: bind, options: [bind, ro]}`,
       },
       containers: [
-        { name: "app", script: observeScript({ files: ["/host-data/hello"], then: "ls -ln /dev/nri-null" }) },
-        { name: "plain", script: observeScript({ files: ["/host-data/hello"], then: "ls -ln /dev/nri-null || true" }) },
+        { name: "app", script: observeScript({ files: ["/host-data/hello"], andThen: "ls -ln /dev/nri-null" }) },
+        {
+          name: "plain",
+          script: observeScript({ files: ["/host-data/hello"], andThen: "ls -ln /dev/nri-null || true" }),
+        },
       ],
     });
     expect(injector.name).toBe("20-device-injector");
@@ -70,7 +73,7 @@ describeEachLine("device-injector", (line) => {
 
     const next = await runtime.runPod({
       annotations: { "devices.noderesource.dev/container.app": "- {path: /dev/nri-zero, type: c, major: 1, minor: 5}" },
-      containers: [{ name: "app", script: observeScript({ then: "ls -ln /dev/nri-zero" }) }],
+      containers: [{ name: "app", script: observeScript({ andThen: "ls -ln /dev/nri-zero" }) }],
     });
     expect(next.containers.app.stdout).toMatch(/^c\S+\s+1\s+0\s+0\s+1,\s+5 .*\/dev\/nri-zero$/m);
     expect(injector.running).toBe(true);

@@ -19,13 +19,13 @@ export interface ObserveOptions {
   /** Files to print (a missing one reads as `undefined`). */
   files?: readonly string[];
   /** More shell to run after the report (its output comes after the sections). */
-  then?: string;
+  andThen?: string;
 }
 
 const MARK = "=== e2e:";
 
-/** The script. It exits with the status of `then`, else 0. */
-export function observeScript({ files = [], then }: ObserveOptions = {}): string {
+/** The script. It exits with the status of `andThen`, else 0. */
+export function observeScript({ files = [], andThen }: ObserveOptions = {}): string {
   const section = (name: string, command: string) => `echo '${MARK} ${name}'; ${command}`;
   return [
     section("env", "env"),
@@ -36,7 +36,7 @@ export function observeScript({ files = [], then }: ObserveOptions = {}): string
       section(`file ${file}`, `if [ -e '${file}' ]; then cat '${file}'; echo; else echo '${MARK} missing'; fi`),
     ),
     `echo '${MARK} end'`,
-    ...(then ? [then] : []),
+    ...(andThen ? [andThen] : []),
   ].join("\n");
 }
 

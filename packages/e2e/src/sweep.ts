@@ -79,7 +79,7 @@ function mountsBelow(base: string): string[] {
   return readFileSync("/proc/mounts", "utf8")
     .split("\n")
     .map((line) => line.split(" ")[1]?.replace(/\\040/g, " "))
-    .filter((point): point is string => point !== undefined && point.startsWith(`${base}/`))
+    .filter((point): point is string => point?.startsWith(`${base}/`))
     .sort((a, b) => b.length - a.length);
 }
 

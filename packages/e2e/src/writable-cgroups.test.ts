@@ -28,6 +28,7 @@ import { Runtime } from "./runtime.js";
 const TRY_CGROUP = [
   'made=""',
   'for dir in /sys/fs/cgroup /sys/fs/cgroup/*; do if [ -z "$made" ] && [ -e "$dir/cgroup.procs" ] && mkdir "$dir/nri-e2e-child" 2>/dev/null; then made="$dir"; rmdir "$dir/nri-e2e-child"; fi; done',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, for the container's shell
   'echo "cgroup created: ${made:-none}"',
 ].join("; ");
 
@@ -53,9 +54,11 @@ describeEachLine("writable-cgroups", (line) => {
   it("mounts /sys/fs/cgroup read-write in the containers that ask, and they can create a cgroup there", async () => {
     const asked = await runtime.runPod({
       annotations: { "writable-cgroups.noderesource.dev": "true" },
-      containers: [{ name: "app", script: observeScript({ then: TRY_CGROUP }) }],
+      containers: [{ name: "app", script: observeScript({ andThen: TRY_CGROUP }) }],
     });
-    const plain = await runtime.runPod({ containers: [{ name: "app", script: observeScript({ then: TRY_CGROUP }) }] });
+    const plain = await runtime.runPod({
+      containers: [{ name: "app", script: observeScript({ andThen: TRY_CGROUP }) }],
+    });
     expect(plugin.name).toBe("40-writable-cgroups");
     const cgroupMounts = (seen: ReturnType<typeof observed>) =>
       seen.mounts.filter((m) => m.path === "/sys/fs/cgroup" || m.path.startsWith("/sys/fs/cgroup/"));

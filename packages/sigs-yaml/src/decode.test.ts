@@ -142,7 +142,7 @@ describe("decodeSigsYaml into the ulimit list", () => {
     for (const text of [
       "[".repeat(5000) + "]".repeat(5000),
       "{a: ".repeat(301) + "}".repeat(301),
-      "- ".repeat(301) + "x",
+      `${"- ".repeat(301)}x`,
       Array.from({ length: 400 }, (_, i) => `${" ".repeat(i)}a:`).join("\n"),
     ]) {
       expect(() => decode(text)).toThrow(new SigsYamlError(tooDeep));

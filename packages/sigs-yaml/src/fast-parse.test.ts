@@ -16,7 +16,11 @@ function show(root: YamlNode | null): string {
     if (node === null || node.kind === "alias" || isEmpty(node)) return;
     ids.set(node, ids.size);
     if (node.kind === "seq") node.items.forEach(number);
-    if (node.kind === "map") for (const [k, v] of node.pairs) number(k), number(v);
+    if (node.kind === "map")
+      for (const [k, v] of node.pairs) {
+        number(k);
+        number(v);
+      }
   };
   number(root);
   const render = (node: YamlNode | null): unknown => {

@@ -20,6 +20,7 @@ const giveUp = (): never => {
 
 /** Characters the reader refuses anywhere: tabs, carriage returns, control characters, BOMs, lone surrogates. */
 const UNSUPPORTED_CHARS =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what it finds
   /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 /** Lines that start documents, end them or carry directives. */
 const DOCUMENT_MARKERS = /^(?:---|\.\.\.)(?:[ \n]|$)|^%/m;

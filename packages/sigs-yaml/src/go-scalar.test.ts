@@ -20,7 +20,7 @@ describe("resolvePlain, as go-yaml v2 resolves unquoted scalars", () => {
     ["1_000", { int: 1000n }],
     ["08", { float: 8 }],
     ["18446744073709551615", { int: 18446744073709551615n }],
-    ["+18446744073709551615", { float: 18446744073709551615 }],
+    ["+18446744073709551615", { float: 2 ** 64 }], // the float64 nearest to it
     ["1e400", "1e400"],
     [".5", { float: 0.5 }],
     ["-.5", { float: -0.5 }],

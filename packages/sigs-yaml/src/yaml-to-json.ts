@@ -24,7 +24,7 @@ import {
 } from "./go-scalar.js";
 import { fieldFor, type GoType, indirect } from "./go-type.js";
 import { type Json, JsonNumber } from "./json.js";
-import type { YamlMap, YamlNode, YamlScalar } from "./yaml-node.js";
+import type { YamlNode, YamlScalar } from "./yaml-node.js";
 
 /** The deepest nesting read, aliases included; deeper YAML is refused. */
 export const MAX_DEPTH = MAX_YAML_NESTING;

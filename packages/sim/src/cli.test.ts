@@ -1,5 +1,4 @@
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PLUGIN_TEXT_LIMIT } from "@nri-ts/adaptation";

@@ -105,7 +105,7 @@ describe("a handler result that would lose data fails the request, and says why"
     });
     await runtime.plugin.postCreateContainer({ pod, container });
     await runtime.plugin.postCreateContainer({ pod, container });
-    const warnings = lines.filter((line) => line["level"] === "warn");
+    const warnings = lines.filter((line) => line.level === "warn");
     expect(warnings).toEqual([
       expect.objectContaining({
         method: "postCreateContainer",

@@ -6,7 +6,12 @@ function capture(level?: "debug" | "info" | "warn" | "error" | "silent") {
   const lines: string[] = [];
   const logger = createLogger({
     level,
-    stream: { write: (chunk: string) => (lines.push(chunk), true) } as never,
+    stream: {
+      write: (chunk: string) => {
+        lines.push(chunk);
+        return true;
+      },
+    } as never,
     now: () => new Date("2026-01-02T03:04:05.678Z"),
   });
   return { logger, lines };
@@ -73,7 +78,13 @@ describe("createLogger with format: text, as logrus writes Go plugins' lines", (
   function text(isTTY: boolean) {
     const lines: string[] = [];
     let now = new Date("2026-01-02T03:04:05.678Z").getTime();
-    const stream = { isTTY, write: (chunk: string) => (lines.push(chunk), true) } as never;
+    const stream = {
+      isTTY,
+      write: (chunk: string) => {
+        lines.push(chunk);
+        return true;
+      },
+    } as never;
     return { logger: createLogger({ format: "text", stream, now: () => new Date((now += 1500)) }), lines };
   }
 

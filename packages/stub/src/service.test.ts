@@ -207,7 +207,7 @@ describe("answers", () => {
   it("turns a validator's throw into a rejection with its message, not an error", async () => {
     const runtime = await connect({
       validateContainerAdjustment: (request) => {
-        if (request.adjust?.annotations["forbidden"] !== undefined) throw new Error("forbidden annotation");
+        if (request.adjust?.annotations.forbidden !== undefined) throw new Error("forbidden annotation");
       },
     });
     await expect(runtime.plugin.validateContainerAdjustment({ pod, container, adjust: {} })).resolves.toEqual({

@@ -1,11 +1,12 @@
 import {
   type ConfigureRequest,
   Container,
+  type Empty,
   Event,
   type EventMask,
   eventName,
   type FailurePolicy,
-  PluginDefinition,
+  type PluginDefinition,
   PodSandbox,
 } from "@nri-ts/api";
 import type { ServiceImplementation } from "@nri-ts/ttrpc";
@@ -138,7 +139,7 @@ export function createPluginService(host: ServiceHost): ServiceImplementation<Pl
   const pod = (value: PodSandbox | undefined): PodSandbox => value ?? PodSandbox.fromPartial({});
   const container = (value: Container | undefined): Container => value ?? Container.fromPartial({});
 
-  async function podEvent(handler: PodHandler, request: { pod?: PodSandbox }, call: CallContext): Promise<{}> {
+  async function podEvent(handler: PodHandler, request: { pod?: PodSandbox }, call: CallContext): Promise<Empty> {
     const run = plugin[handler];
     if (!run) return {};
     try {
@@ -153,7 +154,7 @@ export function createPluginService(host: ServiceHost): ServiceImplementation<Pl
     handler: ContainerHandler,
     request: { pod?: PodSandbox; container?: Container },
     call: CallContext,
-  ): Promise<{}> {
+  ): Promise<Empty> {
     const run = plugin[handler];
     if (!run) return {};
     try {

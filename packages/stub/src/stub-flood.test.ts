@@ -47,7 +47,12 @@ it("a runtime that sends without reading costs the plugin bounded memory", { tim
   const mux = new Mux(trunk);
   const registered = new Promise<void>((resolve) => {
     void new Server()
-      .add(RuntimeDefinition, { registerPlugin: async () => (resolve(), {}) })
+      .add(RuntimeDefinition, {
+        registerPlugin: async () => {
+          resolve();
+          return {};
+        },
+      })
       .serve(mux.open(RUNTIME_SERVICE_CONN));
   });
   const toPlugin = mux.open(PLUGIN_SERVICE_CONN);

@@ -40,7 +40,12 @@ function recordingLogger(): { logger: Logger; lines: Array<{ level: string; msg:
   const lines: Array<{ level: string; msg: string }> = [];
   const logger = createLogger({
     level: "debug",
-    stream: { write: (chunk: string) => (lines.push(JSON.parse(chunk)), true) } as never,
+    stream: {
+      write: (chunk: string) => {
+        lines.push(JSON.parse(chunk));
+        return true;
+      },
+    } as never,
   });
   return { logger, lines };
 }

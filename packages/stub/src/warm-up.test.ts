@@ -60,7 +60,10 @@ describe("codecRehearsals", () => {
 async function countingDecodes(run: () => Promise<void>): Promise<number> {
   let count = 0;
   const decode = CreateContainerRequest.decode;
-  CreateContainerRequest.decode = (input, length) => (count++, decode(input, length));
+  CreateContainerRequest.decode = (input, length) => {
+    count++;
+    return decode(input, length);
+  };
   try {
     await run();
   } finally {
@@ -74,7 +77,10 @@ describe("codecRehearsals' answers", () => {
   it("encodes createContainer's response from an adjustment, as the stub turns a plugin's answer into one", () => {
     const encoded: CreateContainerResponse[] = [];
     const encode = CreateContainerResponse.encode;
-    CreateContainerResponse.encode = (message, writer) => (encoded.push(message), encode(message, writer));
+    CreateContainerResponse.encode = (message, writer) => {
+      encoded.push(message);
+      return encode(message, writer);
+    };
     try {
       for (const step of codecRehearsals({ createContainer: () => {} })) step();
     } finally {

@@ -86,7 +86,10 @@ async function serverSide(calls: number): Promise<TeardownResult> {
   const [peer, end] = await socketPair();
   let started = 0;
   const server = createServer().add(HangDefinition, {
-    hang: () => (started++, new Promise(() => {})),
+    hang: () => {
+      started++;
+      return new Promise(() => {});
+    },
     async *chat(requests) {
       started++;
       for await (const request of requests) yield request;

@@ -17,11 +17,13 @@ import { encodeMessage } from "./message-encoding.js";
 import { errorText } from "./status.js";
 
 /** Call options applied to every method ("*") or to one method (by its key), overridden per call. */
+// biome-ignore lint/complexity/noBannedTypes: extensions default to {} as nice-grpc's do, so that `CallOptions & OptionsExt` is CallOptions
 export type DefaultCallOptions<D extends ServiceDefinition, OptionsExt = {}> = {
   [K in keyof D["methods"] | "*"]?: TtrpcCallOptions & Partial<OptionsExt>;
 };
 
 /** Makes typed clients, with client middleware (nice-grpc-common's ClientMiddleware). */
+// biome-ignore lint/complexity/noBannedTypes: extensions default to {} as nice-grpc's do, so that `CallOptions & OptionsExt` is CallOptions
 export interface ClientFactory<OptionsExt = {}> {
   /**
    * A factory whose clients run `middleware` around every call. As in
@@ -151,7 +153,8 @@ function withMiddleware(
   };
   const next = responseStream
     ? (request: unknown, options: TtrpcCallOptions) => call(request, options) as AsyncGenerator<unknown, void>
-    : async function* (request: unknown, options: TtrpcCallOptions) {
+    : // biome-ignore lint/correctness/useYield: a unary call's next, as nice-grpc's middleware wants it: a generator that returns the response
+      async function* (request: unknown, options: TtrpcCallOptions) {
         return await call(request, options);
       };
   const middlewareCall = (request: unknown) =>

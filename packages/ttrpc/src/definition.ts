@@ -46,6 +46,7 @@ export type RequestOf<M extends MethodDefinition> = ReturnType<M["requestType"][
 /** The decoded response message of a method. */
 export type ResponseOf<M extends MethodDefinition> = ReturnType<M["responseType"]["decode"]>;
 
+// biome-ignore lint/complexity/noBannedTypes: functions are left as they are, whatever their type
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 
 /** What `fromPartial` accepts: any field may be left out; 64-bit integers also as number or string. */
@@ -68,6 +69,7 @@ export type TtrpcCallContext = CallContext & {
 };
 
 /** A server handler for method M, typed by whether each side streams. */
+// biome-ignore lint/complexity/noBannedTypes: extensions default to {} as nice-grpc's do, so that `CallContext & ContextExt` is CallContext
 export type ServerMethod<M extends MethodDefinition, ContextExt = {}> = M["requestStream"] extends true
   ? M["responseStream"] extends true
     ? (
@@ -83,6 +85,7 @@ export type ServerMethod<M extends MethodDefinition, ContextExt = {}> = M["reque
     : (request: RequestOf<M>, context: TtrpcCallContext & ContextExt) => Promise<DeepPartial<ResponseOf<M>>>;
 
 /** Handlers for the methods of D; a method left out answers Unimplemented "method X". */
+// biome-ignore lint/complexity/noBannedTypes: extensions default to {} as nice-grpc's do, so that `CallContext & ContextExt` is CallContext
 export type ServiceImplementation<D extends ServiceDefinition, ContextExt = {}> = {
   [K in keyof D["methods"]]?: ServerMethod<D["methods"][K], ContextExt>;
 };
@@ -94,6 +97,7 @@ export type TtrpcCallOptions = CallOptions & {
 };
 
 /** A client method for method M, typed by whether each side streams. */
+// biome-ignore lint/complexity/noBannedTypes: extensions default to {} as nice-grpc's do, so that `CallOptions & OptionsExt` is CallOptions
 export type ClientMethod<M extends MethodDefinition, OptionsExt = {}> = M["requestStream"] extends true
   ? M["responseStream"] extends true
     ? (
@@ -109,6 +113,7 @@ export type ClientMethod<M extends MethodDefinition, OptionsExt = {}> = M["reque
     : (request: DeepPartial<RequestOf<M>>, options?: TtrpcCallOptions & OptionsExt) => Promise<ResponseOf<M>>;
 
 /** A typed client for service D. */
+// biome-ignore lint/complexity/noBannedTypes: extensions default to {} as nice-grpc's do, so that `CallOptions & OptionsExt` is CallOptions
 export type Client<D extends ServiceDefinition, OptionsExt = {}> = {
   [K in keyof D["methods"]]: ClientMethod<D["methods"][K], OptionsExt>;
 };

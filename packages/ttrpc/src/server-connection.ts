@@ -281,7 +281,8 @@ function middlewareCall(method: RegisteredMethod, request: unknown, handler: Any
     ? async function* (request: unknown, context: CallContext) {
         yield* handler(request, context) as AsyncIterable<unknown>;
       }
-    : async function* (request: unknown, context: CallContext) {
+    : // biome-ignore lint/correctness/useYield: a unary call's next, as nice-grpc's middleware wants it: a generator that returns the response
+      async function* (request: unknown, context: CallContext) {
         return await handler(request, context);
       };
   return { method: method.descriptor, requestStream, request, responseStream, next } as ServerMiddlewareCall<

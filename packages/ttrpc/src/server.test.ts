@@ -466,7 +466,10 @@ describe("server connections", () => {
     const server = createServer();
     const good = await serve(
       {
-        fail: (_request, { signal }) => (counted(signal), new Promise(() => {})),
+        fail: (_request, { signal }) => {
+          counted(signal);
+          return new Promise(() => {});
+        },
         collect: async (requests, { signal }) => {
           counted(signal);
           for await (const _ of requests);

@@ -15,6 +15,7 @@ export interface ServeOptions {
  * A ttrpc server: services added from ts-proto generic definitions, served
  * on any number of connections (duplex streams or unix sockets).
  */
+// biome-ignore lint/complexity/noBannedTypes: extensions default to {} as nice-grpc's do, so that `CallContext & ContextExt` is CallContext
 export class Server<CallContextExt = {}> {
   private readonly registry = new Map<string, Map<string, RegisteredMethod>>();
   private chain: ServerMiddleware<unknown, unknown> | undefined;

@@ -88,7 +88,7 @@ describe("encodeValidationRequest", () => {
 
   it("leaves a key that is no int32 to the generated encoder: the same error", () => {
     const message = ValidateContainerAdjustmentRequest.fromPartial({ owners: { owners: { c: { simple: {} } } } });
-    (message.owners!.owners.c!.simple as Record<string, string>)["x"] = "plugin";
+    (message.owners!.owners.c!.simple as Record<string, string>).x = "plugin";
     expect(() => generated(message)).toThrow("invalid int32: NaN");
     expect(() => encodeValidationRequest(message)).toThrow("invalid int32: NaN");
   });

@@ -1,4 +1,4 @@
-import { Field, fieldToJSON } from "@nri-ts/api";
+import { type Field, fieldToJSON } from "@nri-ts/api";
 
 /** Fields owned per entry: the key is an annotation name, a mount destination, ... */
 export type CompoundField =

@@ -1,5 +1,11 @@
 import type { DeepPartial } from "@nri-ts/api";
-import { ContainerAdjustment, CreateContainerRequest, CreateContainerResponse, Field, IOPrioClass } from "@nri-ts/api";
+import {
+  type ContainerAdjustment,
+  CreateContainerRequest,
+  CreateContainerResponse,
+  Field,
+  IOPrioClass,
+} from "@nri-ts/api";
 import { describe, expect, it } from "vitest";
 import { CreateContainerResult } from "../create-container-result.js";
 

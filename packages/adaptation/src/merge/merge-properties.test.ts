@@ -1,6 +1,6 @@
 import type { DeepPartial } from "@nri-ts/api";
 import {
-  ContainerAdjustment,
+  type ContainerAdjustment,
   CreateContainerRequest,
   CreateContainerResponse,
   StopContainerResponse,
@@ -80,9 +80,9 @@ describe("merge properties", () => {
             CreateContainerRequest.fromPartial({ container: { id: "ctr0", env: ["x=1"] } }),
           );
           try {
-            answers.forEach((answer, i) =>
-              result.apply(answer === undefined ? undefined : CreateContainerResponse.fromPartial(answer), PLUGINS[i]),
-            );
+            for (const [i, answer] of answers.entries()) {
+              result.apply(answer === undefined ? undefined : CreateContainerResponse.fromPartial(answer), PLUGINS[i]);
+            }
           } catch (error) {
             expect(error instanceof ConflictError || error instanceof CreationUpdateError).toBe(true);
             return;

@@ -1,5 +1,5 @@
 import type { DeepPartial } from "@nri-ts/api";
-import { CreateContainerRequest, CreateContainerResponse, Field, LinuxResources } from "@nri-ts/api";
+import { CreateContainerRequest, CreateContainerResponse, Field, type LinuxResources } from "@nri-ts/api";
 import { describe, expect, it } from "vitest";
 import { CreateContainerResult } from "../create-container-result.js";
 

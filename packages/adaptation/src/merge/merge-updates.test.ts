@@ -4,7 +4,7 @@ import {
   CreateContainerRequest,
   CreateContainerResponse,
   Field,
-  LinuxResources,
+  type LinuxResources,
   StopContainerResponse,
   UpdateContainerRequest,
   UpdateContainerResponse,

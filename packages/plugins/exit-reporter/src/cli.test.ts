@@ -317,7 +317,9 @@ describe("nri-exits on a terminal", { timeout: 120_000 }, () => {
 
   it("is in colour, unless NO_COLOR says otherwise", async () => {
     const colored = await onTerminal({});
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the terminal's escape sequences are what it checks
     expect(colored).toMatch(/\x1b\[31m1 +\x1b\[39m/); // the exit code in red
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the terminal's escape sequences are what it checks
     expect(colored).toMatch(/\x1b\[1mFINISHED/);
     const plain = await onTerminal({ NO_COLOR: "1" });
     expect(plain).not.toContain("\x1b[");

@@ -7,7 +7,7 @@ import { ExitReporter } from "./reporter.js";
 
 export { type Address, AddressError, formatAddress, parseAddress } from "./outputs/address.js";
 export { CAUSE_ANNOTATION, EXIT_CODES_ANNOTATION } from "./record/annotations.js";
-export { type DeclaredCause } from "./record/causes.js";
+export type { DeclaredCause } from "./record/causes.js";
 export { type CgroupLayout, cgroupDirectory, findMemoryCgroup, memoryCgroupFromMountinfo } from "./oom/cgroups.js";
 export {
   connectExitReporter,

@@ -10,9 +10,7 @@ import { sourceWord } from "./outputs/json-record.js";
 
 type Format = Parameters<typeof styleText>[0];
 
-export interface Style {
-  (format: Format, text: string): string;
-}
+export type Style = (format: Format, text: string) => string;
 
 export const plain: Style = (_format, text) => text;
 export const colored: Style = (format, text) => (text === "" ? text : styleText(format, text));

@@ -35,9 +35,7 @@ export class GoJsonError extends Error {
   override readonly name = "GoJsonError";
 }
 
-const INT64_MIN = -(1n << 63n);
 const utf8 = new TextDecoder();
-const INT64_MAX = (1n << 63n) - 1n;
 
 /** Go's quoteChar: a byte as its scanner's errors show it. */
 function quoteByte(byte: number): string {
@@ -210,11 +208,11 @@ class Parser {
       }
       flush();
       this.at++;
-      const escape = this.bytes[this.at];
-      if (escape !== undefined && ESCAPES[escape] !== undefined) {
-        out += ESCAPES[escape];
+      const escaped = this.bytes[this.at];
+      if (escaped !== undefined && ESCAPES[escaped] !== undefined) {
+        out += ESCAPES[escaped];
         this.at++;
-      } else if (escape === 0x75) {
+      } else if (escaped === 0x75) {
         this.at++;
         const code = this.hex4();
         out += this.surrogate(code);

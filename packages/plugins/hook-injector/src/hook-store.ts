@@ -56,7 +56,7 @@ export class HookStore extends EventEmitter<HookStoreEvents> {
 
   /** Reads all directories again; a change during a reload leads to one more. */
   reload(changed: string): Promise<void> {
-    if (this.reloading) {
+    if (this.reloading !== undefined) {
       this.again = true;
       return this.reloading;
     }

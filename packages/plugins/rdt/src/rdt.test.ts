@@ -1,4 +1,4 @@
-import { ContainerAdjustment, LinuxRdt } from "@nri-ts/api";
+import { ContainerAdjustment, type LinuxRdt } from "@nri-ts/api";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { adjustRdt, RdtAnnotationError } from "./rdt.js";

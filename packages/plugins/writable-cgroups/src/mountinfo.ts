@@ -29,7 +29,7 @@ const MAX_LINE = 64 * 1024;
 const shown = (latin1: string) => Buffer.from(latin1, "latin1").toString("utf8");
 
 /** mountinfo's octal escapes (`\040` for a space), decoded byte by byte as the Go library does. */
-function unescape(field: string): string {
+function unescapeField(field: string): string {
   if (!field.includes("\\")) return field;
   let out = "";
   for (let i = 0; i < field.length; i++) {
@@ -68,7 +68,7 @@ function parseLine(text: string): MountInfo {
   }
   const field = (index: number, what: string) => {
     try {
-      return unescape(fields[index]);
+      return unescapeField(fields[index]);
     } catch (error) {
       throw new Error(`parsing '${shown(fields[index])}' failed: ${what}: ${(error as Error).message}`);
     }
@@ -135,5 +135,5 @@ export async function hostHasNsDelegate(path: string): Promise<boolean> {
   } catch (error) {
     throw new MountInfoError(`error scanning mount file: ${(error as Error).message}`, { cause: error });
   }
-  return mount !== undefined && mount.vfsOptions.split(",").includes("nsdelegate");
+  return mount?.vfsOptions.split(",").includes("nsdelegate") === true;
 }

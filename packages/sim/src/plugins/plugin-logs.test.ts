@@ -22,7 +22,7 @@ const plain = makeStyle(false);
 function logged(output: OutputLine[]): unknown[] {
   return output.map((line) => {
     const { time: _, program: __, ...fields } = JSON.parse(line.text) as Record<string, unknown>;
-    expect(fields["plugin"]).toBe(line.plugin);
+    expect(fields.plugin).toBe(line.plugin);
     return fields;
   });
 }

@@ -149,7 +149,12 @@ export type OutputSink = (plugin: string, text: string) => void;
 
 /** A plugin object's stub logger: its lines are the plugin's output, as a module plugin's are. */
 function reportingLogger(fullName: string, output: OutputSink): Logger {
-  return pluginStubLogger({ write: (line: string) => (output(fullName, line.replace(/\n$/, "")), true) });
+  return pluginStubLogger({
+    write: (line: string) => {
+      output(fullName, line.replace(/\n$/, ""));
+      return true;
+    },
+  });
 }
 
 /**

@@ -33,8 +33,8 @@ describe("a report's views", () => {
     const container = create?.container;
     expectTypeOf(container?.env).toEqualTypeOf<{ [name: string]: string } | undefined>();
     expectTypeOf(container?.state).toEqualTypeOf<string | undefined>();
-    expect(container?.env["SEEN"]).toBe("app");
-    expect(container?.annotations["a"]).toBe("b");
+    expect(container?.env.SEEN).toBe("app");
+    expect(container?.annotations.a).toBe("b");
     expect(container?.resources.memory?.limit).toBe(1073741824);
 
     const limit = create?.adjustment?.linux?.resources?.memory?.limit;

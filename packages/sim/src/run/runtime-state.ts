@@ -125,9 +125,9 @@ export class SimRuntime {
     scenario: Scenario,
     readonly clock: Clock,
   ) {
-    scenario.pods.forEach((spec, i) =>
-      this.pods.set(spec.name, { spec, phase: "declared", sandbox: podSandbox(spec, i) }),
-    );
+    for (const [i, spec] of scenario.pods.entries()) {
+      this.pods.set(spec.name, { spec, phase: "declared", sandbox: podSandbox(spec, i) });
+    }
     for (const spec of scenario.containers) {
       const key = `${spec.pod}/${spec.name}`;
       this.containers.set(key, {

@@ -83,10 +83,9 @@ export type WorkerMessage =
  * `wasmWorkerSource`), so it must not refer to anything outside itself.
  */
 function wasmWorkerMain(): void {
-  /* eslint-disable @typescript-eslint/no-require-imports -- a worker started from source text has require, not import */
+  // (a worker started from source text has require, not import)
   const { parentPort, workerData } = require("node:worker_threads") as typeof import("node:worker_threads");
   const { WASI } = require("node:wasi") as typeof import("node:wasi");
-  /* eslint-enable @typescript-eslint/no-require-imports */
   const data = workerData as WorkerData;
   const { Instance, Memory } = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAssembly;
   const port = parentPort!;

@@ -100,7 +100,7 @@ describe("the gRPC output, with a nice-grpc client", () => {
       address: { kind: "unix", path: join(dir, "exits.sock") },
       recent: 100,
       subscriberBuffer: 20,
-      onSubscriberDropped: (peer, why) => dropped.push(why),
+      onSubscriberDropped: (_peer, why) => dropped.push(why),
       attachCause: (request) => {
         causes.push(request);
         return { replaced: false };

@@ -64,7 +64,7 @@ export class JsonLinesOutput implements ExitOutput {
 
   /** Waits for the queued lines (at most `waitMs`), then closes the sink. */
   async close(waitMs = 2000): Promise<void> {
-    if (this.pumping) {
+    if (this.pumping !== undefined) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([this.pumping, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
       clearTimeout(timer);

@@ -6,7 +6,7 @@
  * live, or the container's removal.
  */
 import { BoundedMap } from "./bounded-map.js";
-import { Source } from "../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
+import type { Source } from "../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
 
 export interface DeclaredCause {
   /** The plugin (e.g. `10-evictor`), or `pod`. */
