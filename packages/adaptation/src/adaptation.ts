@@ -35,7 +35,7 @@ import { CreateContainerResult } from "./create-container-result.js";
 import { defaultValidator } from "./validation/default-validator.js";
 import type { DefaultValidatorConfig } from "./validation/default-validator-config.js";
 import { type DiscoveredPlugin, discoverPlugins } from "./launch/discovery.js";
-import type { PluginFailure } from "./failure-policy.js";
+import type { PluginFailure } from "./plugin-error.js";
 import { closedWithin, exitText, launchPlugin, type LaunchedProcess } from "./launch/launch.js";
 import { PluginListener } from "./transport/listener.js";
 import { Mutex, type Release, ReadWriteLock } from "./locks.js";

@@ -1,25 +1,5 @@
 import type { FailurePolicy } from "@nri-ts/api";
-import type { PluginError } from "./plugin-error.js";
 import type { LocalFailure } from "./transport/plugin-transport.js";
-
-/**
- * A plugin failed a request (timed out, lost its connection, broke the
- * protocol) and its policy decided: what the `onPluginFailure` option hears.
- */
-export interface PluginFailure {
-  /** `<idx>-<name>`. */
-  plugin: string;
-  /** e.g. `CreateContainer`, `ValidateContainerAdjustment`. */
-  operation: string;
-  /** The failure (`local` says which; its message is Go's text). */
-  error: PluginError;
-  /** The plugin's policy; undefined: none. */
-  policy: FailurePolicy | undefined;
-  /** The plugin was closed for it. */
-  dropped: boolean;
-  /** The request failed for it (always, for a validator). */
-  requestFailed: boolean;
-}
 
 /**
  * Whether a failed call is the plugin's failure, which its FailurePolicy

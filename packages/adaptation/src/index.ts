@@ -65,7 +65,6 @@ export {
 } from "./adaptation.js";
 export type { Awaitable, BuiltinHandlers, BuiltinPlugin } from "./transport/builtin-plugin.js";
 export { DiscoveryError } from "./launch/discovery.js";
-export type { PluginFailure } from "./failure-policy.js";
 export {
   Deprecation,
   type DeprecationRecorder,
@@ -76,7 +75,7 @@ export {
   silentLogger,
 } from "./observability.js";
 export { type PluginKind, PluginStartError } from "./plugin.js";
-export { PluginError } from "./plugin-error.js";
+export { PluginError, type PluginFailure } from "./plugin-error.js";
 export { readPluginLines } from "./launch/plugin-lines.js";
 // Kept here too: they were exported from here first.
 export { boundedText, PLUGIN_TEXT_LIMIT, pluginText } from "@nri-ts/api";

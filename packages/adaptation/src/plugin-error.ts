@@ -1,3 +1,4 @@
+import type { FailurePolicy } from "@nri-ts/api";
 import type { Status } from "nice-grpc-common";
 import { isPluginFailure } from "./failure-policy.js";
 import type { CallFailure, LocalFailure } from "./transport/plugin-transport.js";
@@ -51,4 +52,23 @@ export class PluginError extends Error {
       `plugin ${this.plugin} failed to handle ${this.operation} request: ${this.message}`,
     );
   }
+}
+
+/**
+ * A plugin failed a request (timed out, lost its connection, broke the
+ * protocol) and its policy decided: what the `onPluginFailure` option hears.
+ */
+export interface PluginFailure {
+  /** `<idx>-<name>`. */
+  plugin: string;
+  /** e.g. `CreateContainer`, `ValidateContainerAdjustment`. */
+  operation: string;
+  /** The failure (`local` says which; its message is Go's text). */
+  error: PluginError;
+  /** The plugin's policy; undefined: none. */
+  policy: FailurePolicy | undefined;
+  /** The plugin was closed for it. */
+  dropped: boolean;
+  /** The request failed for it (always, for a validator). */
+  requestFailed: boolean;
 }

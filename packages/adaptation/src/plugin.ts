@@ -20,9 +20,9 @@ import {
 import { Status } from "nice-grpc-common";
 import { type BuiltinHandlers, BuiltinTransport } from "./transport/builtin-plugin.js";
 import { killPlugin } from "./launch/launch.js";
-import { dropsPlugin, type PluginFailure } from "./failure-policy.js";
+import { dropsPlugin } from "./failure-policy.js";
 import { Deprecation, type DeprecationRecorder, type Logger, type Metrics } from "./observability.js";
-import { PluginError } from "./plugin-error.js";
+import { PluginError, type PluginFailure } from "./plugin-error.js";
 import {
   CallFailure,
   type PluginMethod,

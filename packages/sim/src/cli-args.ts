@@ -6,7 +6,8 @@ import { extname } from "node:path";
 import { parseArgs } from "node:util";
 import type { ClockKind } from "./run/clock.js";
 import { checkPluginIndex, checkPluginName } from "@nri-ts/api";
-import { defaultPluginIndex, type PluginSpec, pluginIdentity } from "./plugins/plugin-sources.js";
+import { defaultPluginIndex, pluginIdentity } from "./plugins/plugin-sources.js";
+import type { PluginSpec } from "./plugins/plugin-spec.js";
 import { parseDuration } from "./scenario/quantity.js";
 
 export const USAGE = `usage: nri-sim run <scenario.yaml> [options]

@@ -20,7 +20,7 @@ export {
   type ResourcesView,
 } from "./report/plain-of.js";
 export { PluginModuleError } from "./plugins/plugin-module.js";
-export type { PluginSpec } from "./plugins/plugin-sources.js";
+export type { PluginSpec } from "./plugins/plugin-spec.js";
 export { PluginSetupError, type PluginSetupFailure } from "./plugins/plugin-setup.js";
 export { type PluginProgram, pluginProgram, type ProgramRun } from "./plugins/program.js";
 export { formatBytes, parseDuration, parseQuantity } from "./scenario/quantity.js";

@@ -30,6 +30,8 @@ export type {
   EvictionInput,
   HandlerContext,
   Plugin,
+  RuntimeInfo,
+  StubHandle,
   UpdateContainerReply,
   UpdateContainerResult,
   UpdateInput,
@@ -37,7 +39,7 @@ export type {
 export { type CheckedPlugin, type CheckResultKeys, definePlugin, type StrayResultKeys } from "./plugin-check.js";
 export { type ReadRegularFileOptions, readRegularFile } from "./regular-file.js";
 export { type RunPluginOptions, runPlugin } from "./run-plugin.js";
-export { type RuntimeInfo, Stub, type StubOptions } from "./stub.js";
+export { Stub, type StubOptions } from "./stub.js";
 export { HANDLER_EVENTS } from "./subscription.js";
 // What handlers throw to fail a request with a status code, so that plugins need no import of nice-grpc-common.
 export { ClientError, ServerError, Status } from "nice-grpc-common";

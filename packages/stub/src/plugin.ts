@@ -11,8 +11,8 @@ import type {
   UpdateBuilder,
   ValidateContainerAdjustmentRequest,
 } from "@nri-ts/api";
+import type { Identity } from "./identity.js";
 import type { Logger } from "./logger.js";
-import type { Stub } from "./stub.js";
 
 /** A value or a promise of it. */
 export type Awaitable<T> = T | Promise<T>;
@@ -28,7 +28,47 @@ export interface HandlerContext {
   /** The stub's logger, with the plugin's name bound. */
   readonly logger: Logger;
   /** The stub running the plugin, e.g. for `updateContainers`. */
-  readonly stub: Stub;
+  readonly stub: StubHandle;
+}
+
+/** What the runtime said about itself in Configure. */
+export interface RuntimeInfo {
+  name: string;
+  version: string;
+  /** Its NRI version; inferred from name and version when it did not say, "unknown" when that failed. */
+  nriVersion: string;
+}
+
+/**
+ * The stub running a plugin, as its handlers see it (`ctx.stub`): the
+ * {@link Stub} itself, through what a handler may use of it.
+ */
+export interface StubHandle {
+  /** `<index>-<name>`, as the runtime knows it. */
+  readonly name: string;
+  /** The index and base name it registers with. */
+  readonly identity: Identity;
+  /** The events subscribed to: those `configure` chose, else the handled ones. */
+  readonly events: EventMask;
+  /** The runtime, once it has configured the plugin. */
+  readonly runtime: RuntimeInfo | undefined;
+  /** The runtime's registration timeout (its own once configured, before that the default). */
+  readonly registrationTimeoutMs: number;
+  /** The runtime's request timeout (its own once configured, before that the default). */
+  readonly requestTimeoutMs: number;
+  /** Whether it is connected and configured. */
+  readonly connected: boolean;
+  /**
+   * Asks the runtime to update containers (and to evict some); resolves
+   * with the updates that failed. See {@link Stub.updateContainers}.
+   */
+  updateContainers(
+    updates: readonly UpdateInput[],
+    evictions?: readonly EvictionInput[],
+    options?: { signal?: AbortSignal },
+  ): Promise<ContainerUpdate[]>;
+  /** Closes the connection to the runtime. See {@link Stub.stop}. */
+  stop(): Promise<void>;
 }
 
 /** What the runtime tells the plugin in Configure. */

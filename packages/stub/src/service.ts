@@ -13,17 +13,17 @@ import type { ServiceImplementation } from "@nri-ts/ttrpc";
 import type { CallContext } from "nice-grpc-common";
 import { messageOf } from "./errors.js";
 import type { Logger } from "./logger.js";
-import type { ConfigureInput, HandlerContext, Plugin } from "./plugin.js";
+import type { ConfigureInput, HandlerContext, Plugin, StubHandle } from "./plugin.js";
 import { createContainerResponse, toUpdates, updateContainerResponse } from "./results.js";
-import type { Stub } from "./stub.js";
 import { resolveSubscription } from "./subscription.js";
 import { SyncJoiner } from "./sync-joiner.js";
 import { warmUpCodecs } from "./warm-up.js";
 
-/** What the Plugin service needs from the connection it serves. */
+/** What the Plugin service serves, the same for every connection of a stub. */
 export interface ServiceHost {
   readonly plugin: Plugin;
-  readonly stub: Stub;
+  /** What handlers get as `ctx.stub`. */
+  readonly stub: StubHandle;
   readonly logger: Logger;
   /** The events the plugin has handlers for. */
   readonly handled: EventMask;
@@ -31,8 +31,6 @@ export interface ServiceHost {
   readonly failurePolicy?: FailurePolicy | undefined;
   /** Configure arrived: record what the runtime said; returns what the plugin's handler gets. */
   configuring(request: ConfigureRequest): ConfigureInput;
-  /** Configure is answered with this subscription, or failed. */
-  configured(result: { events: EventMask } | { error: unknown }): void;
   /** Compile the codecs of the handled requests once synchronized (see warm-up.ts). */
   readonly warmUp: boolean;
 }
@@ -82,10 +80,10 @@ class CallHandlerContext implements HandlerContext {
 
   declare readonly signal: AbortSignal;
   readonly logger: Logger;
-  readonly stub: Stub;
+  readonly stub: StubHandle;
   readonly #call: CallContext;
 
-  constructor(call: CallContext, logger: Logger, stub: Stub) {
+  constructor(call: CallContext, logger: Logger, stub: StubHandle) {
     this.#call = call;
     this.logger = logger;
     this.stub = stub;
@@ -93,14 +91,20 @@ class CallHandlerContext implements HandlerContext {
   }
 }
 
+/** What Configure ended with: the subscription it answered, or its failure. */
+export type ConfigureResult = { events: EventMask } | { error: unknown };
+
 /**
  * The Plugin service of one connection: every method of the protocol, each
  * calling the plugin's handler when it has one and answering empty when not
  * (as Go's stub does). StateChange, the only way runtimes before NRI v0.12
  * deliver nine of the events, calls the same handlers as the dedicated
- * methods.
+ * methods. `configured` hears how Configure ended.
  */
-export function createPluginService(host: ServiceHost): ServiceImplementation<PluginDefinition> {
+export function createPluginService(
+  host: ServiceHost,
+  configured: (result: ConfigureResult) => void,
+): ServiceImplementation<PluginDefinition> {
   const { plugin, stub, logger } = host;
   const joiner = new SyncJoiner();
 
@@ -177,10 +181,10 @@ export function createPluginService(host: ServiceHost): ServiceImplementation<Pl
           throw failed("configure", error);
         }
         const events = resolveSubscription(host.handled, requested);
-        host.configured({ events });
+        configured({ events });
         return { events, failurePolicy: host.failurePolicy };
       } catch (error) {
-        host.configured({ error });
+        configured({ error });
         throw error;
       }
     },

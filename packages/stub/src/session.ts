@@ -1,45 +1,25 @@
 import type { Duplex } from "node:stream";
-import {
-  type ConfigureRequest,
-  type EventMask,
-  type FailurePolicy,
-  PluginDefinition,
-  RuntimeDefinition,
-  type RegisterPluginRequest,
-} from "@nri-ts/api";
+import { type EventMask, PluginDefinition, type RegisterPluginRequest, RuntimeDefinition } from "@nri-ts/api";
 import { Mux, type MuxError, PLUGIN_SERVICE_CONN, RUNTIME_SERVICE_CONN } from "@nri-ts/mux";
 import { Channel, type Client, createClient, Server } from "@nri-ts/ttrpc";
 import { ClientError } from "nice-grpc-common";
 import { StubError, messageOf } from "./errors.js";
-import type { Logger } from "./logger.js";
-import type { ConfigureInput, Plugin } from "./plugin.js";
-import { createPluginService } from "./service.js";
-import type { Stub } from "./stub.js";
+import { type ConfigureResult, createPluginService, type ServiceHost } from "./service.js";
 
 /** What a session needs to run the handshake and serve the plugin. */
 export interface SessionOptions {
   /** The connection to the runtime (the mux trunk). */
   trunk: Duplex;
-  plugin: Plugin;
-  stub: Stub;
-  logger: Logger;
-  handled: EventMask;
-  /** Sent in the Configure reply when set. */
-  failurePolicy: FailurePolicy | undefined;
+  /** What the Plugin service serves. */
+  service: ServiceHost;
   registration: RegisterPluginRequest;
   registrationTimeoutMs: number;
   /** How long to wait for Configure once registered. */
   configureTimeoutMs: number;
-  /** Configure arrived: record what the runtime said; returns what the plugin's handler gets. */
-  configuring(request: ConfigureRequest): ConfigureInput;
-  /** Compile the codecs of the handled requests once synchronized. */
-  warmUp: boolean;
 }
 
 /** How long a failing session waits for its last answers to go out. */
 const REPLY_GRACE_MS = 1000;
-
-type ConfigureResult = { events: EventMask } | { error: unknown };
 
 /**
  * One connection to the runtime, as NRI lays it out: a mux over the trunk,
@@ -68,19 +48,7 @@ export class Session {
 
     // The Plugin service is served before registering: a runtime may send
     // Configure before its answer to RegisterPlugin arrives.
-    this.#server = new Server().add(
-      PluginDefinition,
-      createPluginService({
-        plugin: options.plugin,
-        stub: options.stub,
-        logger: options.logger,
-        handled: options.handled,
-        failurePolicy: options.failurePolicy,
-        configuring: options.configuring,
-        configured,
-        warmUp: options.warmUp,
-      }),
-    );
+    this.#server = new Server().add(PluginDefinition, createPluginService(options.service, configured));
     void this.#server.serve(mux.open(PLUGIN_SERVICE_CONN), { peer: "nri-runtime" });
     this.#channel = new Channel(mux.open(RUNTIME_SERVICE_CONN));
     this.runtime = createClient(RuntimeDefinition, this.#channel);

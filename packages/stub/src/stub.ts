@@ -20,9 +20,10 @@ import { type FailurePolicyInput, resolveFailurePolicy } from "./failure-policy.
 import { type Identity, programName, resolveIdentity } from "./identity.js";
 import { describeUnknownKey, unknownPluginKeys } from "./plugin-keys.js";
 import { bindLogger, createLogger, type Logger } from "./logger.js";
-import type { ConfigureInput, EvictionInput, Plugin, UpdateInput } from "./plugin.js";
+import type { ConfigureInput, EvictionInput, Plugin, RuntimeInfo, StubHandle, UpdateInput } from "./plugin.js";
 import type { CheckedPlugin, definePlugin } from "./plugin-check.js";
 import { toEvictions, toUpdates } from "./results.js";
+import type { ServiceHost } from "./service.js";
 import { Session } from "./session.js";
 import { handledEvents } from "./subscription.js";
 
@@ -81,14 +82,6 @@ export interface StubOptions {
   warmUp?: boolean;
 }
 
-/** What the runtime said about itself in Configure. */
-export interface RuntimeInfo {
-  name: string;
-  version: string;
-  /** Its NRI version; inferred from name and version when it did not say, "unknown" when that failed. */
-  nriVersion: string;
-}
-
 /** Connection attempts that may succeed later, so `run()` retries them when reconnecting. */
 const RETRIABLE: ReadonlySet<StubErrorCode> = new Set([
   "ERR_STUB_CONNECT",
@@ -102,7 +95,7 @@ const RETRIABLE: ReadonlySet<StubErrorCode> = new Set([
  * and dispatches requests to the plugin's handlers. Behaves as Go's
  * `pkg/stub` does on the wire.
  */
-export class Stub<P extends Plugin = Plugin> {
+export class Stub<P extends Plugin = Plugin> implements StubHandle {
   readonly plugin: Plugin;
   /** The index and base name it registers with. */
   readonly identity: Identity;
@@ -116,6 +109,8 @@ export class Stub<P extends Plugin = Plugin> {
   readonly failurePolicy: FailurePolicy | undefined;
 
   readonly #options: StubOptions;
+  /** What every session's Plugin service serves. */
+  readonly #service: ServiceHost;
   readonly #env: Readonly<Record<string, string | undefined>>;
   #connection: Duplex | undefined;
   #inheritedFdUsed = false;
@@ -169,6 +164,15 @@ export class Stub<P extends Plugin = Plugin> {
       { program: programName(programPath), events: formatEventMask(this.handledEvents) },
       `created plugin ${this.name}`,
     );
+    this.#service = {
+      plugin,
+      stub: this,
+      logger: this.logger,
+      handled: this.handledEvents,
+      failurePolicy: this.failurePolicy,
+      configuring: (request) => this.#configuring(request),
+      warmUp: options.warmUp ?? true,
+    };
   }
 
   /** `<index>-<name>`, as the runtime knows it. */
@@ -221,16 +225,10 @@ export class Stub<P extends Plugin = Plugin> {
       }
       const session = new Session({
         trunk,
-        plugin: this.plugin,
-        stub: this,
-        logger: this.logger,
-        handled: this.handledEvents,
-        failurePolicy: this.failurePolicy,
+        service: this.#service,
         registration: { pluginName: this.identity.name, pluginIdx: this.identity.index, NRIVersion: NRI_VERSION },
         registrationTimeoutMs: this.#registrationTimeoutMs,
         configureTimeoutMs: this.#options.configureTimeoutMs ?? this.#registrationTimeoutMs,
-        configuring: (request) => this.#configuring(request),
-        warmUp: this.#options.warmUp ?? true,
       });
       this.#session = session;
       let established = false;

@@ -9,7 +9,7 @@
  * StopContainer, and unsolicited through the stub.
  */
 import { type Container, ContainerState, type PodSandbox, UpdateBuilder } from "@nri-ts/api";
-import { createLogger, type Logger, type Plugin, type Stub } from "@nri-ts/stub";
+import { createLogger, type Logger, type Plugin, type StubHandle } from "@nri-ts/stub";
 import { decodeTemplateConfig, type TemplateConfig } from "./config.js";
 import { Siblings } from "./siblings.js";
 
@@ -44,7 +44,7 @@ export function createTemplatePlugin(options: TemplatePluginOptions = {}): Plugi
    * a runtime may hold its lock while it waits for the answer, so a plugin
    * must not wait for an update it sends from inside a handler.
    */
-  const pushLater = (stub: Stub, pod: PodSandbox, container: Container, shares: bigint): void => {
+  const pushLater = (stub: StubHandle, pod: PodSandbox, container: Container, shares: bigint): void => {
     setImmediate(() => {
       log.info(`Pushing CPU shares ${shares} to container ${where(pod, container)}...`);
       stub.updateContainers([new UpdateBuilder(container.id).setCpuShares(shares)]).then(

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { Logger } from "@nri-ts/adaptation";
 import { parsePluginName } from "@nri-ts/api";
 import { logLineMessage, readableLogLine } from "../report/log-line.js";
-import type { Identity, PluginSpec } from "./plugin-sources.js";
+import type { Identity, PluginSpec } from "./plugin-spec.js";
 
 /** Why one plugin did not run. */
 export interface PluginSetupFailure {

@@ -30,6 +30,7 @@ import {
   registeredThen,
   within,
 } from "./plugin-setup.js";
+import type { Identity, PluginSpec } from "./plugin-spec.js";
 import type { PluginSource } from "../report/report.js";
 
 /** How long the output of a module plugin that ended may take to arrive. */
@@ -43,17 +44,6 @@ const RUNS_ITSELF = /invalid plugin (index|name) /;
 const RUNS_ITSELF_HINT =
   "the module seems to call runPlugin itself: --plugin takes a module that exports its plugin, and runs it; " +
   "a program that runs itself runs with --exec, through an executable wrapper (see @nri-ts/sim's README, Plugins)";
-
-/** A plugin for `simulate`. Without `name` and `index`, a file named `NN-name` gives both. */
-export type PluginSpec =
-  | { plugin: Plugin; name: string; index: string }
-  | { module: string; name?: string; index?: string; config?: string }
-  | { executable: string; name?: string; index?: string; config?: string };
-
-export interface Identity {
-  index: string;
-  name: string;
-}
 
 const FULL_NAME = /^(\d\d)-(.+)$/;
 

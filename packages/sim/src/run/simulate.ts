@@ -20,14 +20,13 @@ import { asPlain } from "../report/plain-of.js";
 import {
   type ConnectedPlugin,
   defaultPluginIndex,
-  type Identity,
-  type PluginSpec,
   pluginIdentity,
   pluginOutputLogger,
   preparePluginDirs,
   startModulePlugin,
   startObjectPlugin,
 } from "../plugins/plugin-sources.js";
+import type { Identity, PluginSpec } from "../plugins/plugin-spec.js";
 import {
   checkPluginFiles,
   LastLines,
