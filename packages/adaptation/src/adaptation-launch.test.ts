@@ -158,8 +158,8 @@ describe("launched plugins", { timeout: LAUNCHES_TEST_MS }, () => {
       registrationTimeoutMs: 3000,
       logger: {
         ...silentLogger,
-        warn: (message) => {
-          warnings.push(message);
+        warn: (_fields: object | string, message?: string) => {
+          warnings.push(message ?? "");
           runtime.adaptation.registrationTimeoutMs = LAUNCH_MS;
         },
       },

@@ -287,10 +287,10 @@ export class Adaptation {
         try {
           options.onPluginFailure?.(failure);
         } catch (error) {
-          this.#logger.error(`NRI plugin failure observer failed: ${errorText(error)}`, {
-            plugin: failure.plugin,
-            error,
-          });
+          this.#logger.error(
+            { plugin: failure.plugin, err: error },
+            `NRI plugin failure observer failed: ${errorText(error)}`,
+          );
         }
       },
     };
@@ -531,7 +531,7 @@ export class Adaptation {
     try {
       this.#onMerge?.(event);
     } catch (error) {
-      this.#logger.error(`NRI merge observer failed: ${errorText(error)}`, { operation: event.operation, error });
+      this.#logger.error({ operation: event.operation, err: error }, `NRI merge observer failed: ${errorText(error)}`);
     }
   }
 
@@ -570,18 +570,15 @@ export class Adaptation {
       for (const builtin of this.#builtins) plugins.push(await this.#startBuiltin(builtin));
       for (const found of discovered) {
         const fullName = `${found.index}-${found.name}`;
-        this.#logger.info(`starting pre-installed NRI plugin ${JSON.stringify(found.name)}`, { plugin: fullName });
+        this.#logger.info({ plugin: fullName }, `starting pre-installed NRI plugin ${JSON.stringify(found.name)}`);
         let plugin: Plugin;
         let launched: LaunchedProcess | undefined;
         try {
           ({ plugin, launched } = await this.#preparePreinstalled(found, fullName));
         } catch (error) {
           this.#logger.warn(
+            { plugin: fullName, err: error },
             `failed to initialize pre-installed NRI plugin ${JSON.stringify(found.name)}: ${errorText(error)}`,
-            {
-              plugin: fullName,
-              error,
-            },
           );
           continue;
         }
@@ -592,11 +589,8 @@ export class Adaptation {
           if (launched && this.#launchedStderr) await closedWithin(launched, STDERR_GRACE_MS);
           const ended = launched && exitText(launched.child);
           this.#logger.warn(
+            { plugin: fullName, err: error },
             `failed to start pre-installed NRI plugin ${JSON.stringify(found.name)}: ${errorText(error)}${ended ? ` (the plugin ${ended})` : ""}`,
-            {
-              plugin: fullName,
-              error,
-            },
           );
           continue;
         }
@@ -614,11 +608,8 @@ export class Adaptation {
           } catch (error) {
             await plugin.stop();
             this.#logger.warn(
+              { plugin: plugin.fullName, err: error },
               `failed to synchronize pre-installed NRI plugin ${JSON.stringify(plugin.fullName)}: ${errorText(error)}`,
-              {
-                plugin: plugin.fullName,
-                error,
-              },
             );
             continue;
           }
@@ -652,13 +643,13 @@ export class Adaptation {
   ): Promise<{ plugin: Plugin; launched?: LaunchedProcess }> {
     const { index, name, config } = found;
     if (await isWasm(found.path)) {
-      this.#logger.info(`found WASM plugin ${found.path}`, { plugin: fullName });
+      this.#logger.info({ plugin: fullName }, `found WASM plugin ${found.path}`);
       // loaded here, not on import: most runtimes host no WASM plugin (4 modules, about 0.6 MiB of RSS and 7 ms to load)
       const { WasmTransport } = await import("./transport/wasm/wasm-transport.js");
       const wasm = await WasmTransport.load(found.path, {
         // a WASM plugin does not register; the registration timeout bounds its initialization instead
         timeoutMs: this.#registrationTimeoutMs,
-        onLog: (level, message) => this.#logger[level](message, { plugin: fullName, pluginLog: true }),
+        onLog: (level, message) => this.#logger[level]({ plugin: fullName, pluginLog: true }, message),
       });
       return { plugin: this.#newPlugin("wasm", { index, name, config }, { wasm }) };
     }
@@ -700,7 +691,7 @@ export class Adaptation {
     this.#listener = await PluginListener.listen(
       this.#socketPath,
       (socket) => this.#connectExternal(socket),
-      (error) => this.#logger.error(`plugin socket ${this.#socketPath}: ${error.message}`, { error }),
+      (error) => this.#logger.error({ err: error }, `plugin socket ${this.#socketPath}: ${error.message}`),
     );
   }
 
@@ -712,10 +703,13 @@ export class Adaptation {
       await plugin.start();
     } catch (error) {
       // named once it registered: a failed Configure is that plugin's
-      this.#logger.error(`failed to start external plugin: ${errorText(error)}`, {
-        ...(plugin.name !== "" && { plugin: plugin.fullName }),
-        error,
-      });
+      this.#logger.error(
+        {
+          ...(plugin.name !== "" && { plugin: plugin.fullName }),
+          err: error,
+        },
+        `failed to start external plugin: ${errorText(error)}`,
+      );
       return;
     } finally {
       this.#connecting = undefined;
@@ -729,7 +723,10 @@ export class Adaptation {
       try {
         await this.#syncFn((pods, containers) => plugin.synchronize(pods, containers));
       } catch (error) {
-        this.#logger.error(`failed to synchronize plugin: ${errorText(error)}`, { plugin: plugin.fullName, error });
+        this.#logger.error(
+          { plugin: plugin.fullName, err: error },
+          `failed to synchronize plugin: ${errorText(error)}`,
+        );
         plugin.close();
         return;
       }
@@ -744,9 +741,10 @@ export class Adaptation {
       });
       if (count === undefined) return;
       this.#metrics.updatePluginCount(count);
-      this.#logger.info(`plugin ${JSON.stringify(plugin.fullName)} connected and synchronized`, {
-        plugin: plugin.fullName,
-      });
+      this.#logger.info(
+        { plugin: plugin.fullName },
+        `plugin ${JSON.stringify(plugin.fullName)} connected and synchronized`,
+      );
     } finally {
       release();
     }
@@ -772,6 +770,6 @@ export class Adaptation {
     this.#removeClosedPlugins();
     this.#plugins.sort(comparePlugins);
     this.#validators.sort(comparePlugins);
-    this.#logger.debug("plugin invocation order", { plugins: this.#plugins.map((plugin) => plugin.fullName) });
+    this.#logger.debug({ plugins: this.#plugins.map((plugin) => plugin.fullName) }, "plugin invocation order");
   }
 }

@@ -1,24 +1,11 @@
 import type { ContainerAdjustment } from "@nri-ts/api";
 
-/**
- * Where the adaptation logs: plugin connections, registrations, closings,
- * and the errors it survives. `fields` carry structured details (plugin
- * name, operation, error); a pino or console logger fits.
- */
-export interface Logger {
-  debug(message: string, fields?: Record<string, unknown>): void;
-  info(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-}
-
-/** A logger that drops everything: the default. */
-export const silentLogger: Logger = {
-  debug() {},
-  info() {},
-  warn() {},
-  error() {},
-};
+// Where the adaptation logs (plugin connections, registrations, closings, and
+// the errors it survives) is a Logger of @nri-ts/common, the one @nri-ts/stub
+// takes too: pino's contract, the fields first (plugin name, operation, `err`),
+// `logger.info({ plugin: "10-name" }, "message")`. A pino logger fits as it is;
+// the default, silentLogger, drops everything.
+export { type Logger, silentLogger } from "@nri-ts/common";
 
 /**
  * What the adaptation counts, as the Go reference counts it: every relayed

@@ -246,16 +246,15 @@ export class Plugin {
       this.name = request.pluginName;
       this.index = request.pluginIdx;
     }
-    this.#host.logger.info(`plugin ${this.fullName} registered`, {
-      plugin: this.fullName,
-      kind: this.kind,
-      nriVersion: request.NRIVersion || "unknown",
-    });
+    this.#host.logger.info(
+      { plugin: this.fullName, kind: this.kind, nriVersion: request.NRIVersion || "unknown" },
+      `plugin ${this.fullName} registered`,
+    );
     this.#settleRegistration({ outcome: "registered" });
   }
 
   #connectionClosed(): void {
-    this.#host.logger.info(`connection to plugin ${this.fullName} closed`, { plugin: this.fullName });
+    this.#host.logger.info({ plugin: this.fullName }, `connection to plugin ${this.fullName} closed`);
     this.#settleRegistration({ outcome: "closed" });
   }
 
@@ -304,7 +303,7 @@ export class Plugin {
    * @returns the updates the plugin asks for
    */
   async synchronize(pods: readonly PodSandbox[], containers: readonly Container[]): Promise<ContainerUpdate[]> {
-    this.#host.logger.info(`synchronizing plugin ${this.fullName}`, { plugin: this.fullName });
+    this.#host.logger.info({ plugin: this.fullName }, `synchronizing plugin ${this.fullName}`);
     const deadline = Date.now() + this.#host.requestTimeoutMs;
     try {
       return await synchronizeInPages(
@@ -395,10 +394,10 @@ export class Plugin {
 
   /** Passes unsolicited updates from the plugin to the runtime. */
   updateContainers(request: UpdateContainersRequest): Promise<ContainerUpdate[]> {
-    this.#host.logger.info(`plugin ${this.fullName} requested container updates`, {
-      plugin: this.fullName,
-      updates: request.update.length,
-    });
+    this.#host.logger.info(
+      { plugin: this.fullName, updates: request.update.length },
+      `plugin ${this.fullName} requested container updates`,
+    );
     return this.#host.updateContainers(request, this.fullName);
   }
 
@@ -430,12 +429,8 @@ export class Plugin {
     this.#failed(error, operation, dropped, requestFailed);
     if (requestFailed) return error.failingRequest();
     this.#host.logger.warn(
+      { plugin: this.fullName, operation, err: error },
       `plugin ${this.fullName} failed to handle ${operation} request, proceeding without it: ${error.message}`,
-      {
-        plugin: this.fullName,
-        operation,
-        error,
-      },
     );
     return undefined;
   }
@@ -454,12 +449,8 @@ export class Plugin {
   /** Closes the plugin after a failure, saying why. */
   #closeAfter(error: PluginError, operation: string): void {
     this.#host.logger.error(
+      { plugin: this.fullName, operation, err: error },
       `closing plugin ${this.fullName}, failed to handle ${operation} request: ${error.message}`,
-      {
-        plugin: this.fullName,
-        operation,
-        error,
-      },
     );
     this.close();
   }
@@ -562,10 +553,8 @@ export class Plugin {
       recorder.pluginWarning(Deprecation.StateChange, this.fullName, details);
     } else {
       this.#host.logger.warn(
+        { plugin: this.fullName },
         `plugin ${this.fullName} uses deprecated StateChange instead of a dedicated ${eventName(event)} RPC call`,
-        {
-          plugin: this.fullName,
-        },
       );
     }
   }

@@ -270,8 +270,9 @@ async function throughOurs(testCase: Case, dir: string): Promise<Outcome> {
   const closes = new Set<string>();
   const logger = {
     ...silentLogger,
-    info(message: string, fields?: Record<string, unknown>) {
-      if (message === `connection to plugin ${String(fields?.plugin)} closed`) closes.add(String(fields?.plugin));
+    info(fields: object | string, message?: string) {
+      const { plugin } = fields as { plugin?: unknown };
+      if (message === `connection to plugin ${String(plugin)} closed`) closes.add(String(plugin));
     },
   };
   const nri = new Adaptation(

@@ -1,26 +1,9 @@
 import type { Writable } from "node:stream";
+import { type LogFn, type Logger, logCall, silentLogger } from "@nri-ts/common";
 import { formatTextLine } from "./text-format.js";
 
-/**
- * A log method: structured fields and a message, or just a message. pino's
- * methods have this shape, so a pino logger can be passed as is.
- */
-export interface LogFn {
-  (fields: object, msg?: string): void;
-  (msg: string): void;
-}
-
-/**
- * What the stub logs through. Any pino-compatible logger fits; `child`, when
- * present, is used to bind the plugin's name to every line.
- */
-export interface Logger {
-  debug: LogFn;
-  info: LogFn;
-  warn: LogFn;
-  error: LogFn;
-  child?(bindings: Record<string, unknown>): Logger;
-}
+// The logger contract is pino's, shared with @nri-ts/adaptation: a pino logger can be passed as is.
+export { type LogFn, type Logger, silentLogger };
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
@@ -65,8 +48,7 @@ function makeLogger(options: LoggerOptions, bindings: Record<string, unknown>, s
     (level: Exclude<LogLevel, "silent">): LogFn =>
     (first: object | string, msg?: string): void => {
       if (LEVELS[level] < threshold) return;
-      const fields = typeof first === "string" ? {} : first;
-      const text = typeof first === "string" ? first : (msg ?? "");
+      const { fields, message: text } = logCall(first, msg);
       const at = now();
       if (options.format === "text") {
         const line = { at, level, msg: text, fields: { ...bindings, ...fields } };
@@ -85,9 +67,6 @@ function makeLogger(options: LoggerOptions, bindings: Record<string, unknown>, s
     child: (more) => makeLogger(options, { ...bindings, ...more }, started),
   };
 }
-
-/** A logger that drops everything. */
-export const silentLogger: Logger = createLogger({ level: "silent" });
 
 /** The logger with `bindings` on every line, through `child` when the logger has one. */
 export function bindLogger(logger: Logger, bindings: Record<string, unknown>): Logger {

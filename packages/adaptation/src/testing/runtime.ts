@@ -11,12 +11,11 @@ import {
   PodSandbox,
 } from "@nri-ts/api";
 import { Adaptation, type AdaptationOptions } from "../adaptation.js";
-import type { Logger } from "../observability.js";
 import { ScriptedPlugin, type ScriptedPluginOptions } from "./scripted-plugin.js";
 
 /** A log line the adaptation wrote. */
 export interface LogLine {
-  level: keyof Logger;
+  level: "debug" | "info" | "warn" | "error";
   message: string;
   fields: Record<string, unknown> | undefined;
 }
@@ -51,9 +50,10 @@ export class TestRuntime {
     this.pluginPath = join(dir, "opt", "nri", "plugins");
     this.configPath = join(dir, "etc", "nri", "conf.d");
     const record =
-      (level: keyof Logger) =>
-      (message: string, fields?: Record<string, unknown>): void => {
-        this.log.push({ level, message, fields });
+      (level: LogLine["level"]) =>
+      (first: object | string, message?: string): void => {
+        if (typeof first === "string") this.log.push({ level, message: first, fields: undefined });
+        else this.log.push({ level, message: message ?? "", fields: first as Record<string, unknown> });
       };
     this.adaptation = new Adaptation(
       "test-runtime",

@@ -8,7 +8,7 @@
  */
 import { lstat, open, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
-import type { Logger } from "@nri-ts/adaptation";
+import { type Logger, logCall } from "@nri-ts/common";
 import { parsePluginName } from "@nri-ts/api";
 import { logLineMessage, readableLogLine } from "../report/log-line.js";
 import type { Identity, PluginSpec } from "./plugin-spec.js";
@@ -240,16 +240,18 @@ export class LaunchFailureLog implements Logger {
     this.#next = next;
   }
 
-  debug(message: string, fields?: Record<string, unknown>): void {
-    this.#next?.debug(message, fields);
+  debug(first: object | string, msg?: string): void {
+    const { fields, message } = logCall(first, msg);
+    this.#next?.debug(fields, message);
   }
 
-  info(message: string, fields?: Record<string, unknown>): void {
-    const plugin = fields?.plugin;
-    if (fields?.kind === "external" && typeof plugin === "string" && message === `plugin ${plugin} registered`) {
+  info(first: object | string, msg?: string): void {
+    const { fields, message } = logCall(first, msg);
+    const { plugin, kind } = fields as { plugin?: unknown; kind?: unknown };
+    if (kind === "external" && typeof plugin === "string" && message === `plugin ${plugin} registered`) {
       this.#registered.add(plugin);
     }
-    this.#next?.info(message, fields);
+    this.#next?.info(fields, message);
   }
 
   /** The plugins that registered through the runtime's socket, in order. */
@@ -263,15 +265,17 @@ export class LaunchFailureLog implements Logger {
     return { registered: this.#registered.has(plugin), ...(error !== undefined && { error }) };
   }
 
-  warn(message: string, fields?: Record<string, unknown>): void {
-    const plugin = fields?.plugin;
+  warn(first: object | string, msg?: string): void {
+    const { fields, message } = logCall(first, msg);
+    const { plugin } = fields as { plugin?: unknown };
     if (this.recording && typeof plugin === "string" && !this.failures.has(plugin)) this.failures.set(plugin, message);
-    this.#next?.warn(message, fields);
+    this.#next?.warn(fields, message);
   }
 
-  error(message: string, fields?: Record<string, unknown>): void {
-    const plugin = fields?.plugin;
+  error(first: object | string, msg?: string): void {
+    const { fields, message } = logCall(first, msg);
+    const { plugin } = fields as { plugin?: unknown };
     if (typeof plugin === "string" && !this.#dropped.has(plugin)) this.#dropped.set(plugin, message);
-    this.#next?.error(message, fields);
+    this.#next?.error(fields, message);
   }
 }

@@ -14,9 +14,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { copyFile, mkdir, readdir, symlink, writeFile } from "node:fs/promises";
 import { basename, extname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { type Logger as AdaptationLogger, readPluginLines } from "@nri-ts/adaptation";
+import { readPluginLines } from "@nri-ts/adaptation";
 import { checkPluginIndex, checkPluginName } from "@nri-ts/api";
-import { type FailurePolicyInput, type Logger, type Plugin, Stub } from "@nri-ts/stub";
+import { logCall } from "@nri-ts/common";
+import { type FailurePolicyInput, type LogFn, type Logger, type Plugin, Stub } from "@nri-ts/stub";
 import { type ArmedFault, FaultSwitch, faultingHandlers } from "./faults.js";
 import { childNodeOptions, RUNNING_FROM_SOURCES } from "./node-options.js";
 import { FAULT_ARMED_MARK, FAULT_DISARMED_MARK, FAULT_FIRED_MARK, HANDLER_DONE_MARK } from "./output-marks.js";
@@ -153,14 +154,16 @@ function reportingLogger(fullName: string, output: OutputSink): Logger {
  * the report, as a module plugin's prints are; everything goes on to the
  * user's logger too.
  */
-export function pluginOutputLogger(output: OutputSink, logger: AdaptationLogger | undefined): AdaptationLogger {
+export function pluginOutputLogger(output: OutputSink, logger: Logger | undefined): Logger {
   const route =
-    (level: keyof AdaptationLogger) =>
-    (message: string, fields?: Record<string, unknown>): void => {
-      if (fields?.pluginLog === true && typeof fields.plugin === "string") {
-        output(fields.plugin, `${level === "info" ? "" : `${level}: `}${message}`);
+    (level: "debug" | "info" | "warn" | "error"): LogFn =>
+    (first: object | string, msg?: string): void => {
+      const { fields, message } = logCall(first, msg);
+      const { plugin, pluginLog } = fields as { plugin?: unknown; pluginLog?: unknown };
+      if (pluginLog === true && typeof plugin === "string") {
+        output(plugin, `${level === "info" ? "" : `${level}: `}${message}`);
       }
-      logger?.[level](message, fields);
+      logger?.[level](fields, message);
     };
   return { debug: route("debug"), info: route("info"), warn: route("warn"), error: route("error") };
 }
