@@ -13,7 +13,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { copyFile, mkdir, readdir, symlink, writeFile } from "node:fs/promises";
 import { basename, extname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { readPluginLines } from "@nri-ts/adaptation";
 import { checkPluginIndex, checkPluginName } from "@nri-ts/api";
 import { logCall } from "@nri-ts/common";

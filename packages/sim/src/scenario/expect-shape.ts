@@ -70,7 +70,7 @@ function checkMessage(value: YamlValue, entries: [string, YamlValue][], type: Me
 /** Compares the fields written with those `fromPartial` filled in. */
 function checkProbe(value: YamlValue, probe: unknown): void {
   if (Array.isArray(probe)) {
-    if (value.kind === "list") (value.list() ?? []).forEach((item, i) => checkProbe(item, probe[i]));
+    if (value.kind === "list") for (const [i, item] of (value.list() ?? []).entries()) checkProbe(item, probe[i]);
     return;
   }
   if (typeof probe !== "object" || probe === null || value.kind !== "mapping") return;
