@@ -4,7 +4,7 @@
  * int32 like the wire field.
  */
 import { Event } from "./gen/nri/pkg/api/v1alpha1/api.js";
-import { goQuote, goTrimSpace } from "./go-text.js";
+import { goQuote, goTrimSpace } from "@nri-ts/common";
 
 export type EventMask = number;
 

@@ -10,6 +10,7 @@ export {
   type ValueOrWrapper,
 } from "./adjustment.js";
 export { fromPartialChecked, PartialMessageError } from "./checked-partial.js";
+export { describeExitCode, exitSignal, signalName } from "./exit-status.js";
 export { decodeMessage, encodeMessage, type MessageType, ProtocolDecodeError } from "./decode.js";
 export { envToKeyValues, keyValuesToEnv, keyValueToEnv, parseEnvEntry } from "./env.js";
 export {
@@ -25,11 +26,6 @@ export {
   setEvents,
   UnknownEventError,
 } from "./events.js";
-export { type ExitCodeMeaning, explainExitCode, signalName } from "./exit-code.js";
-export { codeOf, goPathError, isNotExist } from "./go-errors.js";
-export { goQuote, goQuoteRune, goTrimSpace, ParseBoolError, parseGoBool } from "./go-text.js";
-export { isGoDigit, isGoLetter, isGoPrint } from "./go-unicode.js";
-export { GO_UNICODE_VERSION } from "./go-unicode-tables.js";
 export {
   type Int64Like,
   optionalBool,
@@ -78,12 +74,6 @@ export {
   sinceExitNs,
 } from "./status.js";
 export { UpdateBuilder } from "./update.js";
-export {
-  MAX_YAML_NESTING,
-  whereYamlNestsDeeperThan,
-  type YamlPosition,
-  yamlMayNestDeeperThan,
-} from "./yaml-nesting.js";
 export {
   DEVEL_NRI_VERSION,
   FAILURE_POLICY_NRI_VERSION,

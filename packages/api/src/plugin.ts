@@ -8,7 +8,7 @@
  * RegisterPlugin. The error texts match the Go reference's.
  */
 
-import { goQuote, goQuoteRune } from "./go-text.js";
+import { goQuote, goQuoteRune } from "@nri-ts/common";
 
 /** Where a runtime listens for external plugins. */
 export const DEFAULT_SOCKET_PATH = "/var/run/nri/nri.sock";

@@ -10,7 +10,7 @@
  * year 57; these helpers deliberately use the Unix epoch.
  */
 import { type Container, ContainerState } from "./gen/nri/pkg/api/v1alpha1/api.js";
-import { explainExitCode } from "./exit-code.js";
+import { describeExitCode } from "./exit-status.js";
 
 /** The status part of a container; a whole `Container` fits. */
 export type ContainerStatus = Pick<
@@ -135,7 +135,7 @@ export function describeContainerStatus(status: ContainerStatus, now: Date | big
     }
     case ContainerState.CONTAINER_STOPPED: {
       if (!exitKnown(status)) return "stopped";
-      const why = status.statusReason || explainExitCode(status.exitCode)?.description;
+      const why = status.statusReason || describeExitCode(status.exitCode);
       const message = status.statusMessage ? `: ${status.statusMessage}` : "";
       return `exited ${status.exitCode}${why ? ` (${why})` : ""}${message}`;
     }

@@ -6,7 +6,7 @@
  * version get it inferred from their own name and version.
  */
 import { compareSemVer, parseSemVer } from "./semver.js";
-import { goQuote } from "./go-text.js";
+import { goQuote } from "@nri-ts/common";
 
 /** The NRI protocol version this package speaks (github.com/containerd/nri v0.12.5). */
 export const NRI_VERSION = "v0.12.5";

@@ -4,4 +4,8 @@
  * `@nri-ts/adaptation` is this one).
  * @module @nri-ts/common
  */
+export { codeOf, goPathError, isNotExist } from "./go-errors.js";
+export { goQuote, goQuoteRune, goTrimSpace, ParseBoolError, parseGoBool } from "./go-text.js";
+export { isGoDigit, isGoLetter, isGoPrint } from "./go-unicode.js";
+export { GO_UNICODE_VERSION } from "./go-unicode-tables.js";
 export { type LogFn, type Logger, logCall, silentLogger } from "./logger.js";

@@ -6,7 +6,7 @@
  * them, except for syntax errors (our parser's words after Go's prefix and
  * line) and nesting beyond {@link MAX_DEPTH}.
  */
-import { yamlMayNestDeeperThan } from "@nri-ts/api";
+import { yamlMayNestDeeperThan } from "./yaml-nesting.js";
 import { SigsYamlError } from "./error.js";
 import { type GoType, type GoValueOf, zeroValue } from "./go-type.js";
 import { JsonDecoder } from "./json-decode.js";

@@ -22,3 +22,9 @@ export {
 export { jsonInteger } from "./json-decode.js";
 export { compareBytes } from "./json.js";
 export { MAX_DEPTH } from "./yaml-to-json.js";
+export {
+  MAX_YAML_NESTING,
+  whereYamlNestsDeeperThan,
+  type YamlPosition,
+  yamlMayNestDeeperThan,
+} from "./yaml-nesting.js";

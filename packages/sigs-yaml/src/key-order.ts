@@ -6,7 +6,7 @@
  * length (`a1` before `a01`); any other runes compare by code point. A key
  * that is a prefix of another comes first.
  */
-import { isGoDigit, isGoLetter } from "@nri-ts/api";
+import { isGoDigit, isGoLetter } from "@nri-ts/common";
 
 const isLetter = (rune: string | undefined) => rune !== undefined && isGoLetter(rune);
 const isDigit = (rune: string | undefined) => rune !== undefined && isGoDigit(rune);

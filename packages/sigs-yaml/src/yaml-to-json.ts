@@ -12,7 +12,8 @@
  * Errors of step 1 come first, as in Go: an error inside a value that a
  * later duplicate key replaced is still an error of step 1, but not of step 2.
  */
-import { goQuote, MAX_YAML_NESTING } from "@nri-ts/api";
+import { goQuote } from "@nri-ts/common";
+import { MAX_YAML_NESTING } from "./yaml-nesting.js";
 import { SigsYamlError } from "./error.js";
 import {
   formatGoFloat,

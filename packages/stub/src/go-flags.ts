@@ -6,7 +6,7 @@
  * argument that is not a flag, or after `--`. `-h` and `-help` print the
  * usage.
  */
-import { goQuote, parseGoBool } from "@nri-ts/api";
+import { goQuote, parseGoBool } from "@nri-ts/common";
 
 export interface FlagSpec {
   readonly name: string;

@@ -7,7 +7,7 @@
  * [0012] message` (seconds since start, the message padded to 44
  * characters) and then the fields, as logrus lays it out without colours.
  */
-import { goQuote } from "@nri-ts/api";
+import { goQuote } from "@nri-ts/common";
 
 /** The levels plugins log at; `fatal` is the line a Go plugin writes before it exits (logrus's Fatal). */
 export type TextLevel = "debug" | "info" | "warn" | "error" | "fatal";

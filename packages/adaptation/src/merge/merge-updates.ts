@@ -1,5 +1,6 @@
 import type { ContainerUpdate } from "@nri-ts/api";
-import { Field, goQuote } from "@nri-ts/api";
+import { Field } from "@nri-ts/api";
+import { goQuote } from "@nri-ts/common";
 import { copyResources } from "./copy-resources.js";
 import type { Claimant } from "./merge-resources.js";
 import { mergeCpu, mergeMemory } from "./merge-resources.js";

@@ -1,5 +1,6 @@
 import type { CompoundFieldOwners, FieldOwners, OwningPlugins } from "@nri-ts/api";
-import { Field, goQuote, markForRemoval, parseRemovalMarker } from "@nri-ts/api";
+import { Field, markForRemoval, parseRemovalMarker } from "@nri-ts/api";
+import { goQuote } from "@nri-ts/common";
 import type { CompoundField, SimpleField } from "./fields.js";
 import { fieldName } from "./fields.js";
 

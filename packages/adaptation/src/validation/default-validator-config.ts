@@ -1,4 +1,4 @@
-import { MAX_YAML_NESTING, yamlMayNestDeeperThan } from "@nri-ts/api";
+import { MAX_YAML_NESTING, yamlMayNestDeeperThan } from "@nri-ts/sigs-yaml/nesting";
 import { errorText } from "../error-text.js";
 import { yaml } from "./yaml-module.js";
 

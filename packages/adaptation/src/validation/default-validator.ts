@@ -1,13 +1,6 @@
 import type { ValidateContainerAdjustmentRequest, ValidateContainerAdjustmentResponse } from "@nri-ts/api";
-import {
-  effectiveAnnotation,
-  Field,
-  goQuote,
-  ParseBoolError,
-  parseGoBool,
-  REQUIRED_PLUGINS_ANNOTATION,
-  SecurityProfile_ProfileType,
-} from "@nri-ts/api";
+import { effectiveAnnotation, Field, REQUIRED_PLUGINS_ANNOTATION, SecurityProfile_ProfileType } from "@nri-ts/api";
+import { goQuote, ParseBoolError, parseGoBool } from "@nri-ts/common";
 import type { DefaultValidatorConfig } from "./default-validator-config.js";
 import { compoundOwner, compoundOwners, simpleOwner } from "../merge/owners.js";
 import { pluginMap } from "./validation.js";

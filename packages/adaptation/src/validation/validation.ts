@@ -7,7 +7,7 @@ import type {
   ValidateContainerAdjustmentRequest,
   ValidateContainerAdjustmentResponse,
 } from "@nri-ts/api";
-import { goQuote } from "@nri-ts/api";
+import { goQuote } from "@nri-ts/common";
 import { errorText } from "../error-text.js";
 import { boundedText } from "@nri-ts/api";
 

@@ -1,5 +1,5 @@
 import type { Document, LineCounter, Node, Scalar } from "yaml";
-import { MAX_YAML_NESTING, yamlMayNestDeeperThan } from "@nri-ts/api";
+import { MAX_YAML_NESTING, yamlMayNestDeeperThan } from "@nri-ts/sigs-yaml/nesting";
 import { yaml } from "./yaml-module.js";
 
 /** The YAML text does not hold a list of strings; the message follows go-yaml's. */

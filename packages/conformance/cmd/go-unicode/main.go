@@ -1,6 +1,6 @@
 // Command go-unicode writes the Unicode classes that Go's text handling
 // decides by (Go's own tables, Unicode 15.0.0 from Go 1.21 to 1.26) as the
-// TypeScript module packages/api/src/go-unicode-tables.ts, so that our Go
+// TypeScript module packages/common/src/go-unicode-tables.ts, so that our Go
 // text helpers give Go's answers whatever Unicode version the JavaScript
 // engine knows:
 //

@@ -13,8 +13,8 @@ import {
   LinuxSchedulerPolicy,
   MpolFlag,
   MpolMode,
-  goQuote,
 } from "@nri-ts/api";
+import { goQuote } from "@nri-ts/common";
 import type { Logger } from "@nri-ts/stub";
 import {
   DeviceInjectorError,

@@ -3,7 +3,7 @@
  * them (sigs.k8s.io/yaml semantics, through @nri-ts/sigs-yaml), with its
  * error texts: `invalid device annotation "<value>": <decoder's error>`.
  */
-import { goQuote } from "@nri-ts/api";
+import { goQuote } from "@nri-ts/common";
 import { decodeSigsYaml, go, type GoType, type GoValueOf, SigsYamlError } from "@nri-ts/sigs-yaml";
 import { type AnnotationKind, annotationValue, KINDS } from "./annotations.js";
 

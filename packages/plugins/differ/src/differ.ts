@@ -7,7 +7,8 @@
  * is the last, queues what it received for the next. Entries pair up by
  * queue order, as in the Go differ. It changes nothing.
  */
-import { goTrimSpace, type Container, type PodSandbox } from "@nri-ts/api";
+import type { Container, PodSandbox } from "@nri-ts/api";
+import { goTrimSpace } from "@nri-ts/common";
 import { type MessageArgument, marshalMessageYaml, SigsYamlError } from "@nri-ts/sigs-yaml";
 import type { Logger, Plugin } from "@nri-ts/stub";
 import { diffMessages } from "./go-diff.js";

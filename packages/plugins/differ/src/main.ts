@@ -7,7 +7,7 @@
  * fails.
  */
 import { openSync, writeSync } from "node:fs";
-import { goQuote } from "@nri-ts/api";
+import { goQuote } from "@nri-ts/common";
 import { createLogger, flagsOrExit, formatTextLine, Stub } from "@nri-ts/stub";
 import { createDiffer } from "./differ.js";
 import { parseFlags } from "./flags.js";

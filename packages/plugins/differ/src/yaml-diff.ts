@@ -28,7 +28,7 @@
  * shows the old and the new value whole and lists along their longest
  * common subsequence.
  */
-import { goQuote, isGoPrint } from "@nri-ts/api";
+import { goQuote, isGoPrint } from "@nri-ts/common";
 import { compareBytes, goJson, type JsonValue, marshalMessageYaml, SigsYamlError } from "@nri-ts/sigs-yaml";
 
 type Value = JsonValue;

@@ -6,7 +6,7 @@
  * was expected, so Configure fails clearly instead of the reporter
  * half-working. Unknown fields are mistakes too.
  */
-import { MAX_YAML_NESTING, whereYamlNestsDeeperThan } from "@nri-ts/api";
+import { MAX_YAML_NESTING, whereYamlNestsDeeperThan } from "@nri-ts/sigs-yaml/nesting";
 import { LineCounter, parseDocument } from "yaml";
 import { type ConfigIssue, ConfigIssues, type ConfigPath, formatConfigIssue } from "./config-issues.js";
 import { type Address, AddressError, parseAddress } from "./outputs/address.js";

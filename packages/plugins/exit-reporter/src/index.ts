@@ -17,6 +17,7 @@ export {
 } from "./client.js";
 export { type Command, formatCommand, stripWrapper, type WrapperPrefix } from "./record/command.js";
 export type { ConfigIssue } from "./config-issues.js";
+export { type ExitCodeMeaning, explainExitCode } from "./record/exit-code.js";
 export {
   type ConfigDefaults,
   DEFAULT_GRPC_SOCKET,

@@ -18,7 +18,7 @@
  *   and the first such error is the one reported;
  * - strings: invalid UTF-8 and lone surrogate escapes become U+FFFD.
  */
-import { goQuote } from "@nri-ts/api";
+import { goQuote } from "@nri-ts/common";
 import { fieldFor, type GoType, jsonInteger, zeroValue } from "@nri-ts/sigs-yaml";
 
 /** A parsed JSON value: numbers keep their text, objects their keys in order (duplicates too). */

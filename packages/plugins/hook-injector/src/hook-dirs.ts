@@ -6,7 +6,7 @@
  */
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { codeOf, goPathError, isNotExist } from "@nri-ts/api";
+import { codeOf, goPathError, isNotExist } from "@nri-ts/common";
 import { readRegularFile } from "@nri-ts/stub";
 import { type HookDefinition, parseHookFile } from "./hook-file.js";
 

@@ -13,7 +13,7 @@
  * Both become a {@link HookDefinition}. Error texts are the library's.
  */
 import { accessSync, constants } from "node:fs";
-import { goPathError, goQuote } from "@nri-ts/api";
+import { goPathError, goQuote } from "@nri-ts/common";
 import { RE2JS } from "re2js";
 import { go, type GoType } from "@nri-ts/sigs-yaml";
 import { type GoValue, unmarshalGoJson } from "./go-json.js";

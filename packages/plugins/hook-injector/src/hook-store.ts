@@ -8,7 +8,7 @@ import { EventEmitter } from "node:events";
 import { type FSWatcher, watch } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { goPathError, goQuote } from "@nri-ts/api";
+import { goPathError, goQuote } from "@nri-ts/common";
 import type { Logger } from "@nri-ts/stub";
 import { type HookSet, type HooksRead, readHooksDirs, startupError } from "./hook-dirs.js";
 

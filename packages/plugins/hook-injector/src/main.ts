@@ -6,7 +6,7 @@
  * told not to, connects to the runtime, and exits 1 when the runtime goes
  * away.
  */
-import { goQuote } from "@nri-ts/api";
+import { goQuote } from "@nri-ts/common";
 import { createLogger, flagsOrExit, parseGoFlags, runPlugin } from "@nri-ts/stub";
 import { HOOK_INJECTOR_FLAGS } from "./flags.js";
 import { HOOKS_DIRS } from "./hook-dirs.js";

@@ -6,7 +6,8 @@
  * stages in the order listed (`prestart` hooks run as `createRuntime`).
  * Patterns are RE2, unanchored, as Go's regexp.
  */
-import { goQuote, type Hook, type Hooks } from "@nri-ts/api";
+import type { Hook, Hooks } from "@nri-ts/api";
+import { goQuote } from "@nri-ts/common";
 import { RE2JS } from "re2js";
 import type { HookSet } from "./hook-dirs.js";
 import type { HookDefinition, HookWhen, OciHook } from "./hook-file.js";

@@ -3,7 +3,7 @@
  * encoding/json, then go-yaml v2), logged one line per YAML line under a
  * `<prefix>: <tag>:` header, the same lines Go logs for the same object.
  */
-import { goTrimSpace } from "@nri-ts/api";
+import { goTrimSpace } from "@nri-ts/common";
 import { type MessageArgument, marshalMessageYaml, SigsYamlError } from "@nri-ts/sigs-yaml";
 import type { TextLog } from "./text-log.js";
 

@@ -4,7 +4,7 @@
  * It connects to the runtime (the socket, or the fd a runtime that launched
  * it passes), logs what it receives, and exits 1 when the runtime goes away.
  */
-import { goQuote } from "@nri-ts/api";
+import { goQuote } from "@nri-ts/common";
 import type { Logger, LogFn } from "@nri-ts/stub";
 import { flagsOrExit, runPlugin } from "@nri-ts/stub";
 import { parseFlags } from "./flags.js";

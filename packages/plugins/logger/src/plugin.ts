@@ -6,7 +6,8 @@
  * `logger-pid-<pid>`.
  */
 import { openSync, writeSync } from "node:fs";
-import { AdjustmentBuilder, type Container, type EventMask, goQuote, parseEventMask } from "@nri-ts/api";
+import { AdjustmentBuilder, type Container, type EventMask, parseEventMask } from "@nri-ts/api";
+import { goQuote } from "@nri-ts/common";
 import type { Plugin } from "@nri-ts/stub";
 import { decodeConfig, defaultConfig, type LoggerConfig } from "./config.js";
 import { dump } from "./dump.js";

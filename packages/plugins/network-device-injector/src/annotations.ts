@@ -8,7 +8,7 @@
  * Go plugin works out defaults for `new_name` and `prefix` on a copy that
  * it drops).
  */
-import { goQuote } from "@nri-ts/api";
+import { goQuote } from "@nri-ts/common";
 import { decodeSigsYaml, go, SigsYamlError } from "@nri-ts/sigs-yaml";
 import { isGoIP } from "./go-ip.js";
 

@@ -14,7 +14,7 @@
  * the link's name through the renames. Undo steps that fail are ignored, as
  * in Go.
  */
-import { goQuote as quote } from "@nri-ts/api";
+import { goQuote as quote } from "@nri-ts/common";
 import { type Link, NetworkNamespace } from "./links.js";
 
 /** Runs a step; its failure is `<what>: <the tool's message>`. */

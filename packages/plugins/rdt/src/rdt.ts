@@ -9,7 +9,8 @@
  *
  * Other fields are logged and ignored; there is no pod-wide form.
  */
-import { AdjustmentBuilder, type ContainerAdjustment, ParseBoolError, parseGoBool } from "@nri-ts/api";
+import { AdjustmentBuilder, type ContainerAdjustment } from "@nri-ts/api";
+import { ParseBoolError, parseGoBool } from "@nri-ts/common";
 import type { Logger } from "@nri-ts/stub";
 
 /** What an annotation key ends with, before the container's name. */

@@ -4,7 +4,8 @@
  * normalised (`nofile`, `rlimit_nofile`, `NOFILE` → `RLIMIT_NOFILE`) and each
  * limit must have `hard >= soft`. Error texts are those of the Go plugin.
  */
-import { AdjustmentBuilder, type ContainerAdjustment, goQuote } from "@nri-ts/api";
+import { AdjustmentBuilder, type ContainerAdjustment } from "@nri-ts/api";
+import { goQuote } from "@nri-ts/common";
 import type { Logger } from "@nri-ts/stub";
 import { goToUpper } from "./go-upper.js";
 import { decodeSigsYaml, go } from "@nri-ts/sigs-yaml";

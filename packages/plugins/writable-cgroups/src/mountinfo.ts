@@ -6,7 +6,7 @@
  * block options have `nsdelegate`. Error texts are the Go library's.
  */
 import { readFile } from "node:fs/promises";
-import { codeOf, goPathError, goQuote } from "@nri-ts/api";
+import { codeOf, goPathError, goQuote } from "@nri-ts/common";
 
 /** One line of a mount table, the fields the check needs. */
 export interface MountInfo {

@@ -5,7 +5,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { basename, extname } from "node:path";
-import { MAX_YAML_NESTING, whereYamlNestsDeeperThan } from "@nri-ts/api";
+import { MAX_YAML_NESTING, whereYamlNestsDeeperThan } from "@nri-ts/sigs-yaml/nesting";
 import { Document, LineCounter, parseDocument } from "yaml";
 import { DEFAULT_RUNTIME, readContainer, readPod, readRuntime } from "./read-entities.js";
 import { readExpectation } from "./read-expectations.js";

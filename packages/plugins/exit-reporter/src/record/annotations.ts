@@ -17,7 +17,7 @@
  * the record.
  */
 import type { Container, PodSandbox } from "@nri-ts/api";
-import { MAX_YAML_NESTING, yamlMayNestDeeperThan } from "@nri-ts/api";
+import { MAX_YAML_NESTING, yamlMayNestDeeperThan } from "@nri-ts/sigs-yaml/nesting";
 import { parse } from "yaml";
 import { causeProblem, type DeclaredCause } from "./causes.js";
 import { Source } from "../gen/nri_ts/exit_reporter/v1/exit_reporter.js";

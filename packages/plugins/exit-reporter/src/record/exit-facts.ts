@@ -7,7 +7,8 @@
  * code 128 and no start time; a short container may finish before it
  * started by the runtime's clocks.
  */
-import { type Container, type ExitCodeMeaning, explainExitCode } from "@nri-ts/api";
+import type { Container } from "@nri-ts/api";
+import { type ExitCodeMeaning, explainExitCode } from "./exit-code.js";
 
 /** The exit code runtimes give a container whose process could not be started. */
 export const START_ERROR_CODE = 128;

@@ -1,5 +1,6 @@
+import { signalName } from "@nri-ts/api";
 import { describe, expect, it } from "vitest";
-import { explainExitCode, signalName } from "./exit-code.js";
+import { explainExitCode } from "./exit-code.js";
 
 describe("explainExitCode", () => {
   it.each([
