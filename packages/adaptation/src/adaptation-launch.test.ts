@@ -6,7 +6,7 @@ import { Event, eventMask } from "@nri-ts/api";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import type { AdaptationOptions } from "./adaptation.js";
 import { silentLogger } from "./observability.js";
-import { PLUGIN_TEXT_LIMIT } from "@nri-ts/api";
+import { PLUGIN_TEXT_LIMIT } from "@nri-ts/common";
 import { createRequest, pod, TestRuntime } from "./testing/runtime.js";
 
 /*

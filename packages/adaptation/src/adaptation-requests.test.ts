@@ -3,7 +3,7 @@ import { ServerError, Status } from "nice-grpc-common";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import type { Metrics } from "./observability.js";
 import { PluginError } from "./plugin-error.js";
-import { PLUGIN_TEXT_LIMIT } from "@nri-ts/api";
+import { PLUGIN_TEXT_LIMIT } from "@nri-ts/common";
 import type { PluginHandlers } from "./testing/scripted-plugin.js";
 import { container, createRequest, pod, TestRuntime } from "./testing/runtime.js";
 

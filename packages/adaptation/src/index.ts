@@ -78,6 +78,6 @@ export { type PluginKind, PluginStartError } from "./plugin.js";
 export { PluginError, type PluginFailure } from "./plugin-error.js";
 export { readPluginLines } from "./launch/plugin-lines.js";
 // Kept here too: they were exported from here first.
-export { boundedText, PLUGIN_TEXT_LIMIT, pluginText } from "@nri-ts/api";
+export { boundedText, PLUGIN_TEXT_LIMIT, pluginText } from "@nri-ts/common";
 export { CallFailure, type LocalFailure } from "./transport/plugin-transport.js";
 export { SyncError } from "./transport/sync-paging.js";

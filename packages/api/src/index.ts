@@ -54,7 +54,6 @@ export {
   PLUGIN_NAME_ENV,
   PLUGIN_SOCKET_ENV,
 } from "./plugin.js";
-export { boundedText, PLUGIN_TEXT_LIMIT, pluginText, truncationMark } from "./plugin-text.js";
 export {
   clearRemovalMarker,
   isMarkedForRemoval,

@@ -9,3 +9,4 @@ export { goQuote, goQuoteRune, goTrimSpace, ParseBoolError, parseGoBool } from "
 export { isGoDigit, isGoLetter, isGoPrint } from "./go-unicode.js";
 export { GO_UNICODE_VERSION } from "./go-unicode-tables.js";
 export { type LogFn, type Logger, logCall, silentLogger } from "./logger.js";
+export { boundedText, PLUGIN_TEXT_LIMIT, pluginText, truncationMark } from "./plugin-text.js";

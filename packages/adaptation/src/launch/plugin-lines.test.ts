@@ -2,7 +2,7 @@ import { PassThrough } from "node:stream";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LineSplitter, readPluginLines } from "./plugin-lines.js";
-import { PLUGIN_TEXT_LIMIT, pluginText } from "@nri-ts/api";
+import { PLUGIN_TEXT_LIMIT, pluginText } from "@nri-ts/common";
 
 function split(chunks: Uint8Array[], limit?: number): string[] {
   const lines: string[] = [];

@@ -5,7 +5,7 @@
  * megabytes without a newline costs the runtime no more than the limit
  * (`readline` would build the whole line, and fail beyond 512 MiB).
  */
-import { PLUGIN_TEXT_LIMIT, pluginText } from "@nri-ts/api";
+import { PLUGIN_TEXT_LIMIT, pluginText } from "@nri-ts/common";
 
 const LF = 0x0a;
 const CR = 0x0d;

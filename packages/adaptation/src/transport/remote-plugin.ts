@@ -23,7 +23,7 @@ import {
 import { goStatusText } from "./status-text.js";
 import { errorText } from "../error-text.js";
 import { encodePluginRequest } from "./request-encoding.js";
-import { boundedText } from "@nri-ts/api";
+import { boundedText } from "@nri-ts/common";
 
 /** What the runtime side answers a connected plugin. */
 export interface RuntimeService {

@@ -3,7 +3,7 @@ import { CreateContainerRequest, CreateContainerResponse, Field } from "@nri-ts/
 import { describe, expect, it } from "vitest";
 import { CreateContainerResult } from "../create-container-result.js";
 import { compoundOwner } from "../merge/owners.js";
-import { PLUGIN_TEXT_LIMIT } from "@nri-ts/api";
+import { PLUGIN_TEXT_LIMIT } from "@nri-ts/common";
 import {
   firstValidationError,
   pluginMap,

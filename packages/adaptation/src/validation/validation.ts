@@ -7,9 +7,8 @@ import type {
   ValidateContainerAdjustmentRequest,
   ValidateContainerAdjustmentResponse,
 } from "@nri-ts/api";
-import { goQuote } from "@nri-ts/common";
+import { boundedText, goQuote } from "@nri-ts/common";
 import { errorText } from "../error-text.js";
-import { boundedText } from "@nri-ts/api";
 
 /**
  * Collects a ValidateContainerAdjustmentRequest while a container is

@@ -4,7 +4,7 @@
  * tells them apart), and the function names and signatures that a trap's
  * stack trace is written with (as wazero writes it).
  */
-import { pluginText } from "@nri-ts/api";
+import { pluginText } from "@nri-ts/common";
 import { open } from "node:fs/promises";
 
 /** The first bytes of a WebAssembly module: `\0asm` and version 1. */

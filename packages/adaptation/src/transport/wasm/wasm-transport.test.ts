@@ -17,7 +17,7 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { CallFailure, type PluginMethod, type PluginRequest } from "../plugin-transport.js";
 import { type ExportBehaviour, type TestModuleOptions, testWasmModule } from "../../testing/wasm-module.js";
 import { exportName, LOG_LIMIT, WasmLoadError, type WasmLogLevel, WasmTransport } from "./wasm-transport.js";
-import { PLUGIN_TEXT_LIMIT } from "@nri-ts/api";
+import { PLUGIN_TEXT_LIMIT } from "@nri-ts/common";
 
 let dir: string;
 const loaded: WasmTransport[] = [];

@@ -25,7 +25,7 @@ import { decodeMessage, LogRequest, LogRequest_Level, type MessageType, PluginDe
 import { Status } from "nice-grpc-common";
 import { errorText } from "../../error-text.js";
 import { encodePluginRequest } from "../request-encoding.js";
-import { boundedText, PLUGIN_TEXT_LIMIT, pluginText } from "@nri-ts/api";
+import { boundedText, PLUGIN_TEXT_LIMIT, pluginText } from "@nri-ts/common";
 import {
   abortedFailure,
   CallFailure,
