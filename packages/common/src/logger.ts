@@ -8,7 +8,7 @@ export interface LogFn {
 }
 
 /**
- * What every @nri-ts package logs through, in pino's argument order:
+ * What every `@nri-ts` package logs through, in pino's argument order:
  * `logger.info({ plugin: "10-logger" }, "plugin registered")`. A pino
  * logger fits as it is; `child`, when present, binds fields to every line.
  */

@@ -6,7 +6,7 @@
  * can hold (about 512 MiB of characters), and it is passed on into logs,
  * errors and records. The head is kept, cut at a character boundary, and
  * the cut is marked with how many bytes were left out. The runtime side
- * (@nri-ts/adaptation) and plugins use the same helpers.
+ * (`@nri-ts/adaptation`) and plugins use the same helpers.
  */
 
 /** How many bytes of UTF-8 a text from a plugin keeps: 64 KiB. */

@@ -4,7 +4,7 @@
  * plugins (causes): a pod whose command line is a megabyte must not make
  * every record that quotes it a megabyte, in the recent ring, in each
  * watcher's queue and in the JSON lines. Longer texts are cut as the
- * runtime side cuts plugins' (`boundedText` of @nri-ts/common): the head, and
+ * runtime side cuts plugins' (`boundedText` of `@nri-ts/common`): the head, and
  * a mark saying how many bytes were left out (`… [995967 more bytes]`).
  */
 import { boundedText } from "@nri-ts/common";
