@@ -44,7 +44,7 @@ describe("yamlMayNestDeeperThan", () => {
       expectExact(text);
       expect(yamlMayNestDeeperThan(text)).toBe(false);
     }
-  });
+  }, 120_000);
 
   it("refuses deep flow and block nesting, valid or not, without parsing it", () => {
     const deep = 100_000;
@@ -119,7 +119,7 @@ describe("yamlMayNestDeeperThan", () => {
       }),
       { numRuns: 1000 },
     );
-  });
+  }, 120_000);
 
   it("falls at most one level behind the parser on any text, however often its errors repeat", () => {
     const piece = fc.constantFrom(
@@ -155,16 +155,21 @@ describe("yamlMayNestDeeperThan", () => {
       "\t",
       "\r\n",
     );
+    const check = (text: string) => {
+      const { depth } = parsedDepth(text);
+      if (depth > 1)
+        expect(yamlMayNestDeeperThan(text, depth - 2), `nests ${depth}: ${JSON.stringify(text)}`).toBe(true);
+    };
+    // found by this property: a node right after a flow collection over two lines nests the parser two levels a
+    // repeat, and the guard counted one (200 repeats: the parser 401 deep, the guard 202)
+    for (const repeat of [1, 3, 200]) check("? [\n  ]\\: ".repeat(repeat));
     fc.assert(
-      fc.property(fc.array(piece, { maxLength: 40 }), fc.integer({ min: 1, max: 20 }), (pieces, repeat) => {
-        const text = pieces.join("").repeat(repeat);
-        const { depth } = parsedDepth(text);
-        if (depth > 1)
-          expect(yamlMayNestDeeperThan(text, depth - 2), `nests ${depth}: ${JSON.stringify(text)}`).toBe(true);
-      }),
+      fc.property(fc.array(piece, { maxLength: 40 }), fc.integer({ min: 1, max: 20 }), (pieces, repeat) =>
+        check(pieces.join("").repeat(repeat)),
+      ),
       { numRuns: 3000 },
     );
-  });
+  }, 120_000);
 
   it("tells where the nesting went beyond the limit", () => {
     expect(whereYamlNestsDeeperThan("a: 1\nb: [[[x]]]\n", 3)).toEqual({ line: 2, column: 6 });

@@ -131,6 +131,8 @@ class NestingScan {
    * collection, indicator and node counts as one more level, closed or not.
    */
   private recovering = false;
+  /** A flow collection in block context closed, and no indicator came after it yet. */
+  private afterFlow = false;
   private exceeded = false;
   private exceededPos = 0;
   /** The line `lineBeginOf()` found last: where it begins and ends. */
@@ -479,6 +481,7 @@ class NestingScan {
             } else this.mapKey(this.indentValue, 0);
             if (ch !== "-") this.indicated = line;
             this.nodeColumn = -1;
+            this.afterFlow = false;
             this.indentNext = this.indentValue + 1;
           }
           this.pos++;
@@ -511,6 +514,10 @@ class NestingScan {
     this.skipSpaces(true);
     this.indicators();
     const ch = this.atNewline() ? "\n" : this.ch();
+    // A node right after a flow collection, with no indicator between (`[\n]x: `), is an error whose
+    // recovery nests more than the columns tell: the flow collection and the node may become one key.
+    if (this.afterFlow && ch !== "#" && ch !== "\n" && ch !== undefined) this.error();
+    this.afterFlow = false;
     switch (ch) {
       case "#":
       case undefined:
@@ -613,6 +620,7 @@ class NestingScan {
         this.flowKey = true;
         this.flowLevel--;
         this.closeFlow();
+        this.afterFlow = this.flowLevel === 0;
         return this.flowLevel > 0 ? "flow" : "doc";
       case "*":
         this.flowNode();
