@@ -66,8 +66,8 @@ export function dockerfileProblems(pkg: WorkspacePackage): string[] {
   const image = parseDockerfile(text);
   const program = programFile(pkg);
   const problems: string[] = [];
-  if (!/^node:(2\d|[3-9]\d)(\.\d+)*-(bookworm-slim|trixie-slim|alpine[\d.]*)$/.test(image.from)) {
-    problems.push(`FROM ${image.from}: use a small Node ≥ 20 base (node:20-bookworm-slim)`);
+  if (!/^node:(2[2-9]|[3-9]\d)(\.\d+)*-(bookworm-slim|trixie-slim|alpine[\d.]*)$/.test(image.from)) {
+    problems.push(`FROM ${image.from}: use a small Node ≥ 22 base (node:26-bookworm-slim)`);
   }
   if (image.workdir !== IMAGE_APP_DIR)
     problems.push(`WORKDIR must be ${IMAGE_APP_DIR}, where the packages are installed`);

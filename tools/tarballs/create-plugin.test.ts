@@ -117,7 +117,7 @@ describe("npm create @nri-ts/plugin, from the tarballs", () => {
     const text = readFileSync(join(project, "deploy", "Dockerfile"), "utf8");
     const image = parseDockerfile(text);
     expect(image).toMatchObject({
-      from: "node:20-bookworm-slim",
+      from: "node:26-bookworm-slim",
       workdir: "/app",
       entrypoint: ["/usr/local/bin/node", "/app/dist/main.js"],
     });

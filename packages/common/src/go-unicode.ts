@@ -1,7 +1,7 @@
 /**
  * Unicode classes as Go decides them, from Go's own tables (see
  * go-unicode-tables.ts): the JavaScript engine's Unicode may be newer
- * (Node.js 20 knows Unicode 17), and a rune that is a letter to it may be
+ * (Node.js 22, 24 and 26 know Unicode 17), and a rune that is a letter to it may be
  * none to Go.
  */
 import { GO_DIGIT, GO_LETTER, GO_PRINT } from "./go-unicode-tables.js";

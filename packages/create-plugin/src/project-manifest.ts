@@ -38,7 +38,7 @@ export function projectManifest(name: string): string {
     description: `${name}: an NRI plugin`,
     private: true,
     type: "module",
-    engines: { node: ">=20.19" },
+    engines: { node: ">=22.12" },
     bin: { [`nri-${name}`]: "dist/main.js" },
     scripts: {
       build: "tsc -p tsconfig.build.json",

@@ -21,7 +21,7 @@ describe("go-yaml v2's key order", () => {
   });
 
   it("compares letters of Go's Unicode tables, not the engine's", () => {
-    // U+141EA: a letter since Unicode 16 (Node.js 20), none in Go's Unicode 15.0; so it sorts before digits as other non-letters do.
+    // U+141EA: a letter since Unicode 16 (Node.js 22 and later), none in Go's Unicode 15.0; so it sorts before digits as other non-letters do.
     expect(yamlKeyLess("\u{141ea}", "1")).toBe(true);
     expect(yamlKeyLess("\u{141ea}", "a")).toBe(true);
   });
