@@ -1,29 +1,11 @@
 #!/usr/bin/env node
 /**
- * `nri-ulimit-adjuster`: the ulimit-adjuster as a program, with the Go
- * plugin's flags (`-name`, `-idx`, `-socket`, `-verbose`). It connects to
- * the runtime (the socket, or the fd a runtime that launched it passes),
- * logs JSON lines on stderr (debug lines with `-verbose`), and exits 1 when
- * the runtime goes away.
+ * `nri-ulimit-adjuster`, the program in program.ts, loaded after Node's compile cache is
+ * on: the code compiled for its modules is kept (in os.tmpdir()), so that
+ * the next start compiles less. It must be on before they load, which a
+ * static import would do first.
  */
-import { createLogger, flagsOrExit, parseGoFlags, runPlugin } from "@nri-ts/stub";
-import { ULIMIT_ADJUSTER_FLAGS } from "./flags.js";
-import { createUlimitAdjuster } from "./plugin.js";
+import { enableCompileCache } from "node:module";
 
-async function main(): Promise<void> {
-  const flags = flagsOrExit(() => parseGoFlags(ULIMIT_ADJUSTER_FLAGS, process.argv.slice(2), "nri-ulimit-adjuster"));
-  const logger = createLogger({
-    level: flags.verbose ? "debug" : "info",
-    bindings: { name: flags.name, idx: flags.idx },
-  });
-  logger.info({ verbose: flags.verbose }, "starting plugin");
-  await runPlugin(createUlimitAdjuster(), {
-    ...(flags.name && { name: flags.name }),
-    ...(flags.idx && { index: flags.idx }),
-    ...(flags.socket && { socketPath: flags.socket }),
-    defaultName: "ulimit-adjuster",
-    logger,
-  });
-}
-
-await main();
+enableCompileCache();
+await import("./program.js");

@@ -12,6 +12,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { copyFile, mkdir, readdir, symlink, writeFile } from "node:fs/promises";
+import { getCompileCacheDir } from "node:module";
 import { basename, extname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readPluginLines } from "@nri-ts/adaptation";
@@ -220,10 +221,12 @@ export function startModulePlugin(
   const fullName = `${identity.index}-${identity.name}`;
   const path = resolve(modulePath);
   const options = JSON.stringify({ failurePolicy });
+  // the host loads its modules with Node's compile cache where nri-sim has it on (its bin does): a later run compiles less
+  const cache = getCompileCacheDir();
   const child: ChildProcess = spawn(
     process.execPath,
     [...childNodeOptions(path), hostScript(), path, identity.index, identity.name, socketPath, config, options],
-    { stdio: ["pipe", "pipe", "pipe"] },
+    { stdio: ["pipe", "pipe", "pipe"], ...(cache && { env: { ...process.env, NODE_COMPILE_CACHE: cache } }) },
   );
   child.stdin?.on("error", () => {}); // a child that is gone takes no more commands
   let stopping = false;
