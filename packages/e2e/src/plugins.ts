@@ -12,7 +12,16 @@
  *   absolute path and sends its stderr to `<base>/logs/NN-name.log`.
  */
 import { spawn } from "node:child_process";
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import type { RuntimeLayout } from "./config.js";
 import type { Containerd } from "./containerd.js";
@@ -83,6 +92,14 @@ export interface PreinstalledPlugin {
   index: string;
   name: string;
   program: PluginCommand;
+  /**
+   * The program's command is the plugin, one executable file (a single
+   * executable made by `npm run sea`, a Go binary): copied into
+   * `plugin_path` as `<index>-<name>` and started by containerd itself, no
+   * wrapper; so no arguments, no environment of its own and no log
+   * (containerd discards a plugin's stderr).
+   */
+  executable?: boolean;
   /** The text of `<index>-<name>.conf`, handed to the plugin in Configure (a function gets the runtime's paths). */
   config?: string | ((layout: RuntimeLayout) => string);
 }
@@ -95,6 +112,12 @@ export function installPlugin(layout: RuntimeLayout, plugin: PreinstalledPlugin)
   mkdirSync(layout.logs, { recursive: true });
   const log = join(layout.logs, `${id}.log`);
   const { program } = plugin;
+  if (plugin.executable) {
+    copyFileSync(program.command, join(layout.pluginPath, id));
+    chmodSync(join(layout.pluginPath, id), 0o755);
+    writeConfig(layout, plugin);
+    return new LogFile(log);
+  }
   const env = Object.entries(program.env ?? {}).map(([key, value]) => `${key}=${shellQuote(value)} `);
   const wrapper = [
     "#!/bin/sh",
@@ -105,11 +128,14 @@ export function installPlugin(layout: RuntimeLayout, plugin: PreinstalledPlugin)
   ].join("\n");
   writeFileSync(join(layout.pluginPath, id), wrapper);
   chmodSync(join(layout.pluginPath, id), 0o755);
-  if (plugin.config !== undefined) {
-    const text = typeof plugin.config === "function" ? plugin.config(layout) : plugin.config;
-    writeFileSync(join(layout.pluginConfigPath, `${id}.conf`), text);
-  }
+  writeConfig(layout, plugin);
   return new LogFile(log);
+}
+
+function writeConfig(layout: RuntimeLayout, plugin: PreinstalledPlugin): void {
+  if (plugin.config === undefined) return;
+  const text = typeof plugin.config === "function" ? plugin.config(layout) : plugin.config;
+  writeFileSync(join(layout.pluginConfigPath, `${plugin.index}-${plugin.name}.conf`), text);
 }
 
 /**
