@@ -1,12 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { type Machine, plotName, renderReport } from "./report.js";
-import { result } from "./results.js";
+import { type LineRun, type Machine, plotName, renderReport } from "./report.js";
+import { type BenchResult, result } from "./results.js";
 
 const machine: Machine = {
   cpus: "2 × Test CPU",
   memory: "24 GiB",
   os: "Linux 6.1",
-  node: "20.20.0",
   go: "go version go1.26.0 linux/amd64",
   load: { min: 1.5, max: 6.25, mean: 3 },
   started: "2026-12-01T19:00:00Z",
@@ -44,15 +43,33 @@ describe("BENCHMARKS.md", () => {
       distribution: { unit: "µs", ours: [1, 2], go: [1, 3] },
     }),
   ];
-  const text = renderReport(results, machine, "bench-plots");
+  const run = (line: string, node: string, of: BenchResult[] = results): LineRun => ({ line, node, results: of });
+  const text = renderReport([run("26", "26.12.1")], machine, "bench-plots");
 
-  it("has a row per figure with ours, Go's, the ratio, the target and whether it is met", () => {
+  it("has a row per figure with ours, Go's, the ratio, whether it is met and the target", () => {
+    expect(text).toContain("| what | unit | Node 26 | Go | 26 / Go |  | target | how |");
     expect(text).toContain(
-      "| CreateContainer, 5 no-op plugins | 950 | 1000 | µs | 0.95 | ≤ 1.0x | met | median of 3 |",
+      "| CreateContainer, 5 no-op plugins | µs | 950 | 1000 | 0.95 | met | ≤ 1.0x | median of 3 |",
     );
-    expect(text).toContain("| Synchronize \\| 10,000 containers | 90.0 | 60.0 | ms | 1.50 | ≤ 1.0x | **not met** |  |");
-    expect(text).toContain("| hook p99 | 120 | 100 | µs | 1.20 | – | – | after warm-up |");
-    expect(text).toContain("- targets met: 1 of 2");
+    expect(text).toContain("| Synchronize \\| 10,000 containers | ms | 90.0 | 60.0 | 1.50 | **not met** | ≤ 1.0x |  |");
+    expect(text).toContain("| hook p99 | µs | 120 | 100 | 1.20 | – | – | after warm-up |");
+    expect(text).toContain("- toolchains: Node 26.12.1, go version go1.26.0 linux/amd64");
+    expect(text).toContain("- targets met: 1 of 2 on Node 26");
+  });
+
+  it("puts each line's run in columns of its own, the Go peer measured in that run beside it", () => {
+    const slower = results.map((r) => result({ ...r, ours: r.ours * 2, note: "the 24 run" }));
+    const both = renderReport([run("26", "26.12.1"), run("24", "24.22.3", slower)], machine, "bench-plots");
+    expect(both).toContain("| what | unit | Node 26 | Go | 26 / Go |  | Node 24 | Go | 24 / Go |  | target | how |");
+    expect(both).toContain(
+      "| CreateContainer, 5 no-op plugins | µs | 950 | 1000 | 0.95 | met | 1900 | 1000 | 1.90 | **not met** | ≤ 1.0x | median of 3 |",
+    );
+    expect(both).toContain("- toolchains: Node 26.12.1 and Node 24.22.3, go version");
+    expect(both).toContain("- targets met: 1 of 2 on Node 26, 0 of 2 on Node 24");
+    // a figure only one run has
+    const extra = result({ group: "stub", what: "only 24", ours: 1, go: 1, unit: "ms", target: null, note: "" });
+    const partial = renderReport([run("26", "26.12.1"), run("24", "24.22.3", [...results, extra])], machine, "p");
+    expect(partial).toContain("| only 24 | ms | – | – | – | – | 1.00 | 1.00 | 1.00 | – | – |  |");
   });
 
   it("states the machine and the load, and links each plot", () => {
@@ -65,7 +82,7 @@ describe("BENCHMARKS.md", () => {
 
   it("puts the groups with targets first", () => {
     const untargeted = result({ group: "mux", what: "stream", ours: 2, go: 1, unit: "MiB/s", target: null, note: "" });
-    const report = renderReport([untargeted, ...results], machine, "bench-plots");
+    const report = renderReport([run("26", "26.12.1", [untargeted, ...results])], machine, "bench-plots");
     expect(report.indexOf("## adaptation")).toBeLessThan(report.indexOf("## mux"));
     expect(report.indexOf("## stub")).toBeGreaterThan(report.indexOf("## mux"));
   });

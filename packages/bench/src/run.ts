@@ -1,17 +1,24 @@
 /**
  * `npm run bench` at the repository root: runs every package's `bench`
  * target one after the other with NRI_BENCH_RESULTS pointing at one results
- * file, samples the load meanwhile, and writes BENCHMARKS.md and its plots
+ * file, once per Node.js line (`--node 26,24`, the default: the pinned
+ * releases of tools/node-lines.json, first on PATH for the run), samples the
+ * load meanwhile, and writes BENCHMARKS.md, a column per line, and its plots
  * (bench-plots/) at the root. With NRI_BENCH_SMOKE=1 (CI) the benches make
  * short runs and only the results' shape is checked: no report is written.
  * Fails, writing nothing, when a bench fails or reports nothing.
+ *
+ *   npm run bench                   # Node 26 and 24, into BENCHMARKS.md
+ *   npm run bench -- --node 22      # one line
  */
 import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, release, tmpdir, totalmem, type } from "node:os";
 import { join, resolve } from "node:path";
+// by path, as a script of the repository: tools/ is no dependency of this package
+import { DEFAULT_NODE_LINE, NODE_LINES, nodeLineBin } from "../../../tools/src/node-line.js";
 import { distributionSvg } from "./plot.js";
-import { type Machine, plotName, renderReport } from "./report.js";
+import { type LineRun, type Machine, plotName, renderReport } from "./report.js";
 import { type BenchResult, parseTarget, RESULTS_ENV, readResults, smoke } from "./results.js";
 
 const root = resolve(import.meta.dirname, "../../..");
@@ -23,6 +30,20 @@ const PLOTS = "bench-plots";
  * SOAK_LIFECYCLES=100000 npm run bench for the whole soak.
  */
 const REPORT_SOAK_LIFECYCLES = "30000";
+/** The lines BENCHMARKS.md has a column for: the Active LTS and the line before it. */
+const REPORT_LINES = [DEFAULT_NODE_LINE, NODE_LINES.find((line) => Number(line) < Number(DEFAULT_NODE_LINE))!];
+
+/** The lines `--node a,b` names (in that order), else the report's. */
+function linesOf(args: readonly string[]): string[] {
+  const at = args.findIndex((arg) => arg === "--node" || arg.startsWith("--node="));
+  if (at < 0) return REPORT_LINES;
+  const value = args[at]!.includes("=") ? args[at]!.slice("--node=".length) : args[at + 1];
+  const lines = (value ?? "").split(",").filter(Boolean);
+  const unknown = lines.filter((line) => !NODE_LINES.includes(line));
+  if (lines.length === 0 || unknown.length > 0)
+    throw new Error(`--node takes lines of ${NODE_LINES.join(", ")}, comma-separated, not ${JSON.stringify(value)}`);
+  return lines;
+}
 
 function goVersion(): string {
   try {
@@ -56,29 +77,42 @@ function runBenches(env: NodeJS.ProcessEnv): Promise<number> {
   return new Promise((done) => child.on("exit", (code) => done(code ?? 1)));
 }
 
-async function main(): Promise<void> {
+/** Every bench on one line: its Node.js first on PATH, so that nx, tsx and the benches' own children run on it. */
+async function runLine(line: string, work: string): Promise<LineRun> {
+  const bin = nodeLineBin(line);
+  const node = execFileSync(join(bin, "node"), ["--version"], { encoding: "utf8" }).trim().replace(/^v/, "");
+  console.log(`\n=== the benches on Node.js ${node}`);
+  const file = join(work, `results-${line}.json`);
+  const code = await runBenches({
+    SOAK_LIFECYCLES: REPORT_SOAK_LIFECYCLES,
+    ...process.env,
+    PATH: `${bin}:${process.env.PATH ?? ""}`,
+    [RESULTS_ENV]: file,
+    NX_DAEMON: "false",
+    NX_TUI: "false",
+  });
+  if (code !== 0) throw new Error(`a bench failed on Node.js ${node} (nx exited ${code}); nothing written`);
+  const results = readResults(file);
+  const found = results.flatMap(problems);
+  if (results.length === 0) found.push(`no bench reported a result on Node.js ${node}`);
+  if (found.length > 0) throw new Error(`bench results are malformed:\n${found.join("\n")}`);
+  console.log(
+    `\n${results.length} results from ${new Set(results.map((r) => r.group)).size} groups on Node.js ${node}`,
+  );
+  return { line, node, results };
+}
+
+async function main(lines: readonly string[]): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), "nri-bench-"));
-  const file = join(work, "results.json");
   const started = new Date();
   const loads = [loadavg()[0]!];
   const sampler = setInterval(() => loads.push(loadavg()[0]!), 5_000);
   try {
-    const code = await runBenches({
-      SOAK_LIFECYCLES: REPORT_SOAK_LIFECYCLES,
-      ...process.env,
-      [RESULTS_ENV]: file,
-      NX_DAEMON: "false",
-      NX_TUI: "false",
-    });
+    const runs: LineRun[] = [];
+    for (const line of lines) runs.push(await runLine(line, work));
     clearInterval(sampler);
-    if (code !== 0) throw new Error(`a bench failed (nx exited ${code}); nothing written`);
-    const results = readResults(file);
-    const found = results.flatMap(problems);
-    if (results.length === 0) found.push("no bench reported a result");
-    if (found.length > 0) throw new Error(`bench results are malformed:\n${found.join("\n")}`);
-    console.log(`\n${results.length} results from ${new Set(results.map((r) => r.group)).size} groups`);
     if (smoke) {
-      for (const r of results.filter((x) => x.distribution))
+      for (const r of runs.flatMap((run) => run.results).filter((x) => x.distribution))
         distributionSvg(r.what, r.distribution!.unit, r.distribution!);
       console.log("smoke run: the benches work; no report written");
       return;
@@ -88,7 +122,6 @@ async function main(): Promise<void> {
       cpus: `${cpu.length} × ${cpu[0]?.model.trim() ?? "unknown CPU"}`,
       memory: `${Math.round(totalmem() / 2 ** 30)} GiB`,
       os: `${type()} ${release()}`,
-      node: process.versions.node,
       go: goVersion(),
       load: { min: Math.min(...loads), max: Math.max(...loads), mean: loads.reduce((a, b) => a + b, 0) / loads.length },
       started: started.toISOString().replace(/\.\d+Z$/, "Z"),
@@ -97,13 +130,13 @@ async function main(): Promise<void> {
     const plots = join(root, PLOTS);
     rmSync(plots, { recursive: true, force: true });
     mkdirSync(plots);
-    for (const r of results.filter((x) => x.distribution)) {
+    for (const r of runs[0]!.results.filter((x) => x.distribution)) {
       writeFileSync(
         join(plots, plotName(r)),
         distributionSvg(`${r.group}: ${r.what}`, r.distribution!.unit, r.distribution!),
       );
     }
-    writeFileSync(join(root, "BENCHMARKS.md"), renderReport(results, machine, PLOTS));
+    writeFileSync(join(root, "BENCHMARKS.md"), renderReport(runs, machine, PLOTS));
     console.log(`wrote BENCHMARKS.md and ${readdirSync(plots).length} plots in ${PLOTS}/`);
   } finally {
     clearInterval(sampler);
@@ -111,4 +144,4 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+await main(linesOf(process.argv.slice(2)));

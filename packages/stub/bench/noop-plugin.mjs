@@ -1,11 +1,8 @@
-// The benchmark's no-op plugin on @nri-ts/stub: subscribes to CreateContainer
-// and answers it with nothing, the twin of `stub-host plugin -create noop`.
-// Plain JavaScript on the built package (npm run build), so that its memory
-// is that of the plugin alone, without a TypeScript loader.
+// The benchmark's no-op plugin as installed: Node's compile cache on, as our
+// plugins' bins have it, then the plugin (noop-program.mjs, which the
+// bundle and the single executable are made of).
 //   node noop-plugin.mjs SOCKET
-import { createLogger, runPlugin } from "@nri-ts/stub";
+import { enableCompileCache } from "node:module";
 
-await runPlugin(
-  { createContainer: () => {} },
-  { socketPath: process.argv[2], index: "10", name: "noop-ts", logger: createLogger({ level: "warn" }) },
-);
+enableCompileCache();
+await import("./noop-program.mjs");
