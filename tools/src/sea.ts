@@ -33,8 +33,28 @@ import { ROOT, workspacePackages } from "./workspace.js";
 /** Gives the CommonJS dependencies inside an ES module bundle their `require` (of Node's built-in modules). */
 const BUNDLE_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
 
+/** How an executable is made (part of the key an executable is kept by): change it with the steps below. */
+const RECIPE = "esbuild bundle, minified; node --build-sea with the code cache; node stripped";
+
 /** Where `npm run sea` puts the executables: `sea/<bin name>` at the root. */
 export const SEA_DIR = join(ROOT, "sea");
+
+/**
+ * A copy of the node binary without its symbol tables (binutils' `strip`),
+ * for the executable: 117 MB instead of 150 for Node 26, and it runs alike;
+ * the binary itself where there is no `strip`.
+ */
+function strippedCopy(node: string, work: string): string {
+  const copy = join(work, "node");
+  copyFileSync(node, copy);
+  try {
+    execFileSync("strip", [copy], { stdio: "ignore" });
+    return copy;
+  } catch {
+    console.warn("sea: no strip (binutils) here: the executable keeps node's symbol tables, 33 MB more");
+    return node;
+  }
+}
 
 export interface SeaOptions {
   /** The built program, an ES module (e.g. a plugin's `dist/main.js`). */
@@ -76,12 +96,12 @@ export async function buildSea({ entry, output, node = join(nodeLineBin(), "node
     // the same bundle on the same node binary makes the same executable: kept, with this key beside it
     const { size, mtimeMs } = statSync(node);
     const key = createHash("sha256")
-      .update(`${settings.replace(work, "")}\n${node} ${size} ${mtimeMs}\n`)
+      .update(`${RECIPE}\n${settings.replace(work, "")}\n${node} ${size} ${mtimeMs}\n`)
       .update(readFileSync(bundle))
       .digest("hex");
     const keyFile = `${output}.key`;
     if (existsSync(output) && existsSync(keyFile) && readFileSync(keyFile, "utf8") === key) return output;
-    writeFileSync(config, settings);
+    writeFileSync(config, settings.replace(JSON.stringify(node), JSON.stringify(strippedCopy(node, work))));
     execFileSync(node, ["--build-sea", config], { stdio: ["ignore", "ignore", "inherit"] });
     // Copied into place rather than moved: a file written in one piece, as --build-sea writes it, sits in the
     // page cache in huge pages, and every process that runs it maps them whole (75 MiB of RSS for an idle
