@@ -4,7 +4,7 @@
  * modules under nri-sim, and plugin programs (`runPlugin`) as external
  * plugins of nri-sim, handed a connected socket as a runtime hands one.
  */
-import { execFile, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { connect } from "node:net";
 import { join } from "node:path";
@@ -63,8 +63,15 @@ export function runTest(file: string, dir: string): Promise<RunResult> {
   return run(process.execPath, [VITEST, "run", "--config", join(ROOT, "vitest.shared.ts"), "--root", dir, file], dir);
 }
 
-/** A pod with a container through its whole life: every event a plugin can subscribe to but the update ones. */
+/**
+ * A pod with a container through its whole life: every event a plugin can
+ * subscribe to but the update ones. A plugin program gets 60 s to register:
+ * it is handed its connection before it starts, and with Node and tsx on a
+ * busy machine its start took longer than the default 5 s (the runtime
+ * closed the connection under it: `write EPIPE` as it registered).
+ */
 export const LIFECYCLE = `
+runtime: {registrationTimeout: 60s}
 pods: [{name: web}]
 containers: [{name: app, pod: web}]
 steps: [{run-pod: web}, {create: app}, {start: app}, {exit: app}, {remove: app}, {stop-pod: web}, {remove-pod: web}]
@@ -83,6 +90,7 @@ export function runPluginModule(file: string): Promise<SimReport> {
  */
 export async function runPluginProgram(file: string, cwd: string): Promise<{ report: SimReport; program: RunResult }> {
   let program: Promise<RunResult> | undefined;
+  let child: ChildProcess | undefined;
   const report = await simulate(LIFECYCLE, {
     clock: "virtual",
     waitPlugins: 1,
@@ -92,7 +100,7 @@ export async function runPluginProgram(file: string, cwd: string): Promise<{ rep
         program = new Promise((resolve) => {
           const socket = connect(socketPath);
           socket.once("connect", () => {
-            const child = spawn(process.execPath, [file], {
+            child = spawn(process.execPath, [file], {
               cwd,
               env: { ...env, NRI_PLUGIN_SOCKET: "3" },
               stdio: ["ignore", "pipe", "pipe", socket],
@@ -109,6 +117,14 @@ export async function runPluginProgram(file: string, cwd: string): Promise<{ rep
         });
       },
     },
+  }).catch(async (error: unknown) => {
+    // what the program said is what tells why it did not register
+    child?.kill();
+    const ran = await program;
+    throw new Error(
+      `${(error as Error).message}\nthe program ${ran ? `exited ${ran.exitCode}, its stderr:\n${ran.stderr}` : "did not start"}`,
+      { cause: error },
+    );
   });
   return { report, program: await program! };
 }
