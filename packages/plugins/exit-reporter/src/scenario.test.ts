@@ -199,7 +199,11 @@ grpc: {listen: unix://${join(dir, "exits.sock")}}
 });
 
 describe("the exit reporter under nri-sim, with outputs that fail", () => {
-  const CONTAINERS = 40;
+  // Enough exits to fill the stuck watcher's transport whatever Node.js buffers: since Node 22
+  // (streams' high-water marks of 64 KiB), its HTTP/2 stream, socket and buffers take 40 to 50 of
+  // these records (some 16 KiB each, their texts at the limits) before its queue starts to grow, and
+  // 40 never dropped it; 100 fill it twice over.
+  const CONTAINERS = 100;
   let dir: string;
   let reporter: ExitReporter;
   let connection: ExitReporterConnection;
@@ -288,5 +292,5 @@ grpc: {listen: unix://${socket}, subscriberBuffer: 2}
         for (let result = await stuck.next(); !result.done; result = await stuck.next());
       })(),
     ).rejects.toMatchObject({ code: Status.RESOURCE_EXHAUSTED });
-  });
+  }, 60_000); // 100 lifecycles of big records: 1-5 s alone, over 20 s at load 40
 });
