@@ -4,17 +4,20 @@
  * file, once per Node.js line (`--node 26,24`, the default: the pinned
  * releases of tools/node-lines.json, first on PATH for the run), samples the
  * load meanwhile, and writes BENCHMARKS.md, a column per line, and its plots
- * (bench-plots/) at the root. With NRI_BENCH_SMOKE=1 (CI) the benches make
- * short runs and only the results' shape is checked: no report is written.
- * Fails, writing nothing, when a bench fails or reports nothing.
+ * (bench-plots/) at the root, or `--out <file>` and bench-plots/ beside it.
+ * With NRI_BENCH_SMOKE=1 (CI) the benches make short runs and only the
+ * results' shape is checked: no report is written unless `--out` names one
+ * (the report's shape, with figures of no worth). Fails, writing nothing,
+ * when a bench fails or reports nothing.
  *
  *   npm run bench                   # Node 26 and 24, into BENCHMARKS.md
  *   npm run bench -- --node 22      # one line
+ *   NRI_BENCH_SMOKE=1 npm run bench -- --out /tmp/bench.md   # the report's shape, quickly
  */
 import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, release, tmpdir, totalmem, type } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 // by path, as a script of the repository: tools/ is no dependency of this package
 import { DEFAULT_NODE_LINE, NODE_LINES, nodeLineBin } from "../../../tools/src/node-line.js";
 import { distributionSvg } from "./plot.js";
@@ -33,11 +36,19 @@ const REPORT_SOAK_LIFECYCLES = "30000";
 /** The lines BENCHMARKS.md has a column for: the Active LTS and the line before it. */
 const REPORT_LINES = [DEFAULT_NODE_LINE, NODE_LINES.find((line) => Number(line) < Number(DEFAULT_NODE_LINE))!];
 
+/** The value of `--name value` or `--name=value`, if given. */
+function option(args: readonly string[], name: string): string | undefined {
+  const at = args.findIndex((arg) => arg === name || arg.startsWith(`${name}=`));
+  if (at < 0) return undefined;
+  const value = args[at]!.includes("=") ? args[at]!.slice(name.length + 1) : args[at + 1];
+  if (!value) throw new Error(`${name} takes a value`);
+  return value;
+}
+
 /** The lines `--node a,b` names (in that order), else the report's. */
 function linesOf(args: readonly string[]): string[] {
-  const at = args.findIndex((arg) => arg === "--node" || arg.startsWith("--node="));
-  if (at < 0) return REPORT_LINES;
-  const value = args[at]!.includes("=") ? args[at]!.slice("--node=".length) : args[at + 1];
+  const value = option(args, "--node");
+  if (value === undefined) return REPORT_LINES;
   const lines = (value ?? "").split(",").filter(Boolean);
   const unknown = lines.filter((line) => !NODE_LINES.includes(line));
   if (lines.length === 0 || unknown.length > 0)
@@ -102,7 +113,14 @@ async function runLine(line: string, work: string): Promise<LineRun> {
   return { line, node, results };
 }
 
-async function main(lines: readonly string[]): Promise<void> {
+/** Where the report goes: `--out`, else BENCHMARKS.md at the root (none in a smoke run without `--out`). */
+function reportOf(args: readonly string[]): string | undefined {
+  const out = option(args, "--out");
+  if (out !== undefined) return resolve(out);
+  return smoke ? undefined : join(root, "BENCHMARKS.md");
+}
+
+async function main(lines: readonly string[], report: string | undefined): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), "nri-bench-"));
   const started = new Date();
   const loads = [loadavg()[0]!];
@@ -111,7 +129,7 @@ async function main(lines: readonly string[]): Promise<void> {
     const runs: LineRun[] = [];
     for (const line of lines) runs.push(await runLine(line, work));
     clearInterval(sampler);
-    if (smoke) {
+    if (report === undefined) {
       for (const r of runs.flatMap((run) => run.results).filter((x) => x.distribution))
         distributionSvg(r.what, r.distribution!.unit, r.distribution!);
       console.log("smoke run: the benches work; no report written");
@@ -127,7 +145,7 @@ async function main(lines: readonly string[]): Promise<void> {
       started: started.toISOString().replace(/\.\d+Z$/, "Z"),
       seconds: (Date.now() - started.getTime()) / 1000,
     };
-    const plots = join(root, PLOTS);
+    const plots = join(dirname(report), PLOTS);
     rmSync(plots, { recursive: true, force: true });
     mkdirSync(plots);
     for (const r of runs[0]!.results.filter((x) => x.distribution)) {
@@ -136,12 +154,13 @@ async function main(lines: readonly string[]): Promise<void> {
         distributionSvg(`${r.group}: ${r.what}`, r.distribution!.unit, r.distribution!),
       );
     }
-    writeFileSync(join(root, "BENCHMARKS.md"), renderReport(runs, machine, PLOTS));
-    console.log(`wrote BENCHMARKS.md and ${readdirSync(plots).length} plots in ${PLOTS}/`);
+    writeFileSync(report, renderReport(runs, machine, PLOTS));
+    console.log(`wrote ${report} and ${readdirSync(plots).length} plots in ${plots}/`);
   } finally {
     clearInterval(sampler);
     rmSync(work, { recursive: true, force: true });
   }
 }
 
-await main(linesOf(process.argv.slice(2)));
+const args = process.argv.slice(2);
+await main(linesOf(args), reportOf(args));
