@@ -48,6 +48,14 @@ export interface GoTool {
   stamps?: readonly string[];
   /** Needs cgo and the libseccomp headers (runc). */
   seccomp?: boolean;
+  /**
+   * A module of this repository to build in, instead of `module@version`
+   * from the proxy: its go.mod and go.sum (which pin what is built) are part
+   * of the recipe.
+   */
+  localModule?: string;
+  /** Binaries renamed after the build, e.g. `{server: "etcd"}` (go install names a `/v3` package after its parent). */
+  renames?: Readonly<Record<string, string>>;
 }
 
 const LDFLAGS = "-s -w";
@@ -99,6 +107,7 @@ export function goEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 
 /** Downloads the tool's module (a no-op when the module cache has it) and resolves to its directory there. */
 async function moduleDir(tool: GoTool): Promise<string> {
+  if (tool.localModule) return tool.localModule;
   const out = await run("go", ["mod", "download", "-json", `${tool.module}@${tool.version}`], {
     cwd: tmpdir(),
     env: goEnv({ GOFLAGS: "-mod=mod" }),
@@ -139,8 +148,25 @@ async function seccompBuildEnv(dev: DebianPackage): Promise<NodeJS.ProcessEnv> {
 }
 
 async function stampOf(tool: GoTool, extra: string): Promise<string> {
-  const { module, version, packages, tags = [], stamps = [] } = tool;
-  return JSON.stringify({ go: await goToolchain(), module, version, packages, tags, ldflags: LDFLAGS, stamps, extra });
+  const { module, version, packages, tags = [], stamps = [], renames = {} } = tool;
+  const local = tool.localModule
+    ? createHash("sha256")
+        .update(await readFile(join(tool.localModule, "go.mod")))
+        .update(await readFile(join(tool.localModule, "go.sum")))
+        .digest("hex")
+    : undefined;
+  return JSON.stringify({
+    go: await goToolchain(),
+    module,
+    version,
+    packages,
+    tags,
+    ldflags: LDFLAGS,
+    stamps,
+    extra,
+    ...(local && { local }),
+    ...(Object.keys(renames).length > 0 && { renames }),
+  });
 }
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -194,6 +220,8 @@ export async function ensureTool(tool: GoTool): Promise<{ bin: string; built: bo
         ...(seccomp && (await seccompBuildEnv(seccomp))),
       }),
     });
+    for (const [from, to] of Object.entries(tool.renames ?? {}))
+      await rename(join(work, "bin", from), join(work, "bin", to));
     await writeFile(join(work, "stamp.json"), stamp);
     // another run may have built the same recipe meanwhile: keep theirs
     await rename(work, dir).catch((error: NodeJS.ErrnoException) => {

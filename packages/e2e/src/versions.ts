@@ -37,6 +37,16 @@ export const RUNC_VERSION = "v1.5.3";
 export const CRICTL_VERSION = "v1.37.0";
 
 /**
+ * The Kubernetes tier: etcd, kube-apiserver, kube-controller-manager,
+ * kube-scheduler, kubelet and kubectl of one release (`kubernetes/go.mod`
+ * pins it, and etcd at the version it selects), helm, and the CNI plugins
+ * that give pods their network. The node runs the newest containerd line.
+ */
+export const KUBERNETES_VERSION = "v1.37.2";
+export const HELM_VERSION = "v4.3.2";
+export const CNI_PLUGINS_VERSION = "v1.10.0";
+
+/**
  * The lines this run covers: `NRI_E2E_CONTAINERD` (comma-separated versions,
  * e.g. `v2.4.2`) narrows them for a quick local run; default all.
  */
