@@ -28,6 +28,8 @@ export interface K8sTools {
   images: ImageArchive[];
   /** Per plugin (`logger`, ...), its image. */
   pluginImages: Record<string, PluginImage>;
+  /** One archive with every plugin's image, imported into each node at once. */
+  pluginBundle: string;
 }
 
 declare module "vitest" {
