@@ -119,6 +119,9 @@ export class KubeNode {
     mkdirSync(join(base, "nri"), { recursive: true });
     const script = [
       "set -e",
+      // mounts below the overlaid directories (the host's /run/netns) would stay in the namespace's table,
+      // hidden: their private propagation confuses a runtime that checks a path's mount (HostToContainer)
+      `for m in $(awk '{print $5}' /proc/self/mountinfo | grep -E '^(${OVERLAID.join("|")})/' | sort -r); do umount -l "$m"; done`,
       ...OVERLAID.map((dir) => {
         const upper = join(base, "overlay", dir.slice(1));
         return `mkdir -p ${upper}/upper ${upper}/work && mount -t overlay nri-e2e -o lowerdir=${dir},upperdir=${upper}/upper,workdir=${upper}/work ${dir}`;
@@ -127,6 +130,8 @@ export class KubeNode {
       // containerd's images and snapshots in memory: unpacked fast, and gone with the namespace (deleting
       // their files from the disk took 20-27 s on a busy machine)
       `mkdir -p ${this.layout.root} && mount -t tmpfs -o mode=0711 nri-e2e-containerd ${this.layout.root}`,
+      // as on a node's host: mounts propagate to containers that ask for it (HostToContainer), within the namespace
+      "mount --make-rshared /",
       "ip link set lo up",
       `ip addr add ${KUBERNETES_SERVICE_IP}/32 dev lo`,
       "echo ready",
@@ -185,7 +190,14 @@ export class KubeNode {
   private writeConfigs(): void {
     const { base, layout, tools } = this;
     mkdirSync(join(base, "etc"), { recursive: true });
-    writeFileSync(layout.config, containerdConfig(NEWEST, layout, tools.runc, this.options.nri));
+    writeFileSync(
+      layout.config,
+      // pods' network namespaces where a node has them, /var/run/netns: the node's own here
+      containerdConfig(NEWEST, layout, tools.runc, this.options.nri).replace(
+        "netns_mounts_under_state_dir = true",
+        "netns_mounts_under_state_dir = false",
+      ),
+    );
     writeFileSync(layout.crictlConfig, crictlConfig(layout));
     // the pod network: a bridge in the node's namespace, addresses from host-local
     mkdirSync(join(base, "cni", "bin"), { recursive: true });
