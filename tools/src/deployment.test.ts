@@ -6,15 +6,23 @@ import { promisify } from "node:util";
 import type { DaemonSet } from "kubernetes-types/apps/v1.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  CHART_DIR,
+  chartProblems,
   daemonSetProblems,
   dockerfileProblems,
   flagValue,
+  hasChart,
+  imageFor,
   isPlugin,
+  localChartValues,
   missingDeployFiles,
   OVERLAYS,
+  pluginDaemonSetProblems,
+  pluginName,
   programFile,
   readmeDeployProblems,
 } from "./deployment.js";
+import { helm, renderChart } from "./helm.js";
 import { haveGo, render, type Rendered } from "./kustomize.js";
 import { publicPackages, type WorkspacePackage } from "./workspace.js";
 
@@ -74,6 +82,34 @@ describe("deployment files of every plugin (CONTRIBUTING.md)", () => {
         expect(await acceptsFlags(pkg, args)).toBeUndefined();
       },
       60_000,
+    );
+
+    it.runIf(haveGo && hasChart(pkg))(
+      "its Helm chart lints, and renders the DaemonSet of each overlay with flags the program accepts",
+      async () => {
+        expect(chartProblems(pkg)).toEqual([]);
+        const chart = join(pkg.dir, CHART_DIR);
+        const name = pluginName(pkg);
+        for (const overlay of OVERLAYS) {
+          const values = overlay === "local" ? localChartValues(name) : [];
+          await helm(["lint", "--strict", chart, ...values]);
+          const resources = await renderChart(chart, `nri-plugin-${name}`, "kube-system", values);
+          const image = imageFor(name, overlay, pkg.manifest.version ?? "");
+          const where = `${pkg.path}/${CHART_DIR} (${overlay === "local" ? "the local image's values" : "its values"})`;
+          expect(pluginDaemonSetProblems({ name, where, image, local: overlay === "local" }, resources)).toEqual([]);
+          const set = resources.find((resource) => resource.kind === "DaemonSet") as DaemonSet;
+          expect(await acceptsFlags(pkg, set.spec?.template.spec?.containers[0]?.args ?? [])).toBeUndefined();
+        }
+      },
+      600_000,
+    );
+  });
+});
+
+describe("Helm charts", () => {
+  it("the exit-reporter and the template have one", () => {
+    expect(plugins.filter(hasChart).map((pkg) => pkg.path)).toEqual(
+      expect.arrayContaining(["packages/plugins/exit-reporter", "packages/plugins/template"]),
     );
   });
 });

@@ -48,6 +48,33 @@ export function programFile(pkg: WorkspacePackage): string | undefined {
   return target?.replace(/^\.\//, "");
 }
 
+/** A plugin's Helm chart, where it has one (the exit-reporter and the template do). */
+export const CHART_DIR = "deploy/helm";
+
+export function hasChart(pkg: WorkspacePackage): boolean {
+  return existsSync(join(pkg.dir, CHART_DIR, "Chart.yaml"));
+}
+
+/** The values that make a chart run the image built on the node, as every chart's values.yaml says. */
+export function localChartValues(name: string): string[] {
+  return ["--set", `image.repository=localhost/nri-plugin-${name},image.tag=dev,image.pullPolicy=Never`];
+}
+
+/** What Chart.yaml must say: the chart is `nri-plugin-<name>`, and its version and appVersion are the package's. */
+export function chartProblems(pkg: WorkspacePackage): string[] {
+  const file = `${pkg.path}/${CHART_DIR}/Chart.yaml`;
+  const text = readFileSync(join(pkg.dir, CHART_DIR, "Chart.yaml"), "utf8");
+  const field = (key: string) => new RegExp(`^${key}:\\s*"?([^"\\s]+)"?\\s*$`, "m").exec(text)?.[1];
+  const version = pkg.manifest.version;
+  const problems: string[] = [];
+  if (field("name") !== `nri-plugin-${pluginName(pkg)}`) problems.push(`name must be nri-plugin-${pluginName(pkg)}`);
+  if (field("version") !== version)
+    problems.push(`version must be the package's, ${version} (npm run version sets it)`);
+  if (field("appVersion") !== version)
+    problems.push(`appVersion must be the package's, ${version} (npm run version sets it)`);
+  return problems.map((problem) => `${file}: ${problem}`);
+}
+
 export function missingDeployFiles(pkg: WorkspacePackage): string[] {
   return DEPLOY_FILES.filter((file) => !existsSync(join(pkg.dir, file))).map(
     (file) =>

@@ -13,7 +13,8 @@ import { promisify } from "node:util";
 import type { DaemonSet } from "kubernetes-types/apps/v1.js";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { parseDockerfile } from "../src/dockerfile.js";
-import { pluginDaemonSetProblems } from "../src/deployment.js";
+import { localChartValues, pluginDaemonSetProblems } from "../src/deployment.js";
+import { helm, renderChart } from "../src/helm.js";
 import { haveGo, render } from "../src/kustomize.js";
 import { dependencyClosure } from "../src/pack.js";
 
@@ -67,7 +68,7 @@ describe("npm create @nri-ts/plugin, from the tarballs", () => {
     // Installed here, so that npm finds @nri-ts/create-plugin without the registry.
     await npm(runner, "install", tarballs["@nri-ts/create-plugin"]!);
     const { stdout } = await npm(runner, "create", "@nri-ts/plugin", "other-plugin");
-    expect(stdout).toContain("Created the NRI plugin other-plugin in other-plugin: 17 files.");
+    expect(stdout).toContain("Created the NRI plugin other-plugin in other-plugin: 23 files.");
     expect(existsSync(join(runner, "other-plugin", "src", "plugin.ts"))).toBe(true);
   });
 
@@ -148,5 +149,31 @@ describe("npm create @nri-ts/plugin, from the tarballs", () => {
         expect(help.stderr).toContain(`Usage of nri-${NAME}:`);
       }
     },
+  );
+
+  it.skipIf(!haveGo)(
+    "has a Helm chart that lints and renders the same DaemonSet, for the local image and for the release's",
+    async () => {
+      const chart = join(project, "deploy/helm");
+      const images = {
+        local: [`localhost/nri-plugin-${NAME}:dev`, localChartValues(NAME)],
+        release: [`registry.example.com/nri-plugin-${NAME}:0.1.0`, []],
+      } as const;
+      for (const [overlay, [image, values]] of Object.entries(images)) {
+        await helm(["lint", "--strict", chart, ...values]);
+        const resources = await renderChart(chart, `nri-plugin-${NAME}`, "kube-system", values);
+        expect(
+          pluginDaemonSetProblems(
+            { name: NAME, where: `chart, ${overlay}`, image, local: overlay === "local" },
+            resources,
+          ),
+        ).toEqual([]);
+        const args = (resources.find((r) => r.kind === "DaemonSet") as DaemonSet).spec?.template.spec?.containers[0]
+          ?.args;
+        const help = await sh(project, process.execPath, "dist/main.js", ...(args ?? []), "-h");
+        expect(help.stderr).toContain(`Usage of nri-${NAME}:`);
+      }
+    },
+    600_000,
   );
 });

@@ -27,7 +27,7 @@ describe("create-plugin", { timeout: 120_000 }, () => {
   it("creates the project and says what to do next", async () => {
     const { code, stdout, stderr } = await createPlugin("gpu-limits");
     expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
-    expect(stdout).toBe(`Created the NRI plugin gpu-limits in gpu-limits: 17 files.
+    expect(stdout).toBe(`Created the NRI plugin gpu-limits in gpu-limits: 23 files.
 
 Next:
   cd gpu-limits

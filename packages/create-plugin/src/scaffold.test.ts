@@ -23,6 +23,12 @@ describe("scaffold", () => {
       ".gitignore",
       "README.md",
       "deploy/Dockerfile",
+      "deploy/helm/Chart.yaml",
+      "deploy/helm/templates/NOTES.txt",
+      "deploy/helm/templates/_helpers.tpl",
+      "deploy/helm/templates/daemonset.yaml",
+      "deploy/helm/templates/serviceaccount.yaml",
+      "deploy/helm/values.yaml",
       "deploy/kustomize/base/daemonset.yaml",
       "deploy/kustomize/base/kustomization.yaml",
       "deploy/kustomize/overlays/local/kustomization.yaml",
@@ -37,7 +43,11 @@ describe("scaffold", () => {
       "tsconfig.json",
       "vitest.config.ts",
     ]);
-    for (const file of project.files) expect(read(file), file).not.toContain("{{");
+    // every placeholder filled; Helm's templates keep their own {{ }}
+    for (const file of project.files) {
+      expect(read(file), file).not.toContain(file.startsWith("deploy/helm/templates/") ? "{{name}}" : "{{");
+    }
+    expect(read("deploy/helm/Chart.yaml")).toContain("name: nri-plugin-my-plugin");
     expect(read("src/main.ts")).toContain('defaultName: "my-plugin"');
     expect(read("deploy/kustomize/base/kustomization.yaml")).toContain("app.kubernetes.io/name: nri-plugin-my-plugin");
     expect(read("README.md")).toMatch(/^# my-plugin\n/);

@@ -34,14 +34,18 @@ export interface Scaffolded {
   files: string[];
 }
 
-/** The template's files, relative to it; `_gitignore` is written as `.gitignore` (npm would drop a dot file from the tarball). */
+/**
+ * The template's files, relative to it; `_gitignore` at its top is written
+ * as `.gitignore` (npm would drop a dot file from the tarball), while a `_`
+ * below it stays (Helm's `templates/_helpers.tpl`).
+ */
 function templateFiles(dir = TEMPLATE): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
     entry.isDirectory() ? templateFiles(join(dir, entry.name)) : [relative(TEMPLATE, join(dir, entry.name))],
   );
 }
 
-const target = (file: string) => join(dirname(file), basename(file).replace(/^_/, "."));
+const target = (file: string) => (dirname(file) === "." ? file.replace(/^_/, ".") : file);
 
 /** `directory` must be new or empty; its base name becomes the plugin's name. */
 function checkDirectory(directory: string): void {

@@ -4,6 +4,7 @@
  * the image imported on the node, and what a release leaves behind.
  */
 import { join } from "node:path";
+import { localChartValues } from "@nri-ts/tools/deployment";
 import { run } from "../exec.js";
 import { repoDir } from "../paths.js";
 import { timed } from "../timings.js";
@@ -31,17 +32,12 @@ export function helm(cluster: Cluster | undefined, args: readonly string[], home
   });
 }
 
-/** The values that run the image imported on the node, as the chart's values.yaml says. */
-export function localImageValues(plugin: string): string[] {
-  return ["--set", `image.repository=localhost/nri-plugin-${plugin},image.tag=dev,image.pullPolicy=Never`];
-}
-
 /** `helm install <release>` of the plugin's chart into kube-system, waiting for its DaemonSet to roll out. */
 export async function helmInstallLocal(cluster: Cluster, plugin: string, release: string): Promise<string> {
   return timed(`${cluster.label}: helm install ${release} (${plugin})`, () =>
     helm(cluster, [
       ...["install", release, chartDir(plugin), "-n", PLUGIN_NAMESPACE],
-      ...localImageValues(plugin),
+      ...localChartValues(plugin),
       ...["--wait", "--timeout", "300s"],
     ]),
   );

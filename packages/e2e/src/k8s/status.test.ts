@@ -5,8 +5,9 @@
  * event, as containerd sent it) and the exit-reporter, installed with its
  * Helm chart. What the kubelet put in each pod's containerStatuses
  * (reason, message, exit code) is set beside what the plugins received
- * for the same container, and printed as the README's table. Then
- * `helm uninstall` leaves nothing of the release behind.
+ * for the same container, and printed as the README's table. Then the
+ * template's chart is installed too, and `helm uninstall` leaves nothing
+ * of either release behind.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { BUSYBOX_IMAGE } from "../images.js";
@@ -187,13 +188,16 @@ describeK8s("kubernetes: container status through a kubelet, to NRI plugins", ()
     expect(statuses.get("start-error")?.message).toMatch(/no-such-command/);
   });
 
-  it("helm uninstall leaves nothing of the release behind", async () => {
-    await helm(cluster, ["uninstall", "exits", "-n", PLUGIN_NAMESPACE, "--wait", "--timeout", "120s"]);
-    await cluster.kubectl.until(
-      "the release's pods to go",
-      async () => (await releaseLeftovers(cluster, "exits")).length === 0,
-    );
-    expect(await releaseLeftovers(cluster, "exits")).toEqual([]);
+  it("the template's chart installs a plugin that registers; helm uninstall leaves nothing of either release", async () => {
+    await helmInstallLocal(cluster, "template", "template");
+    await registered(cluster, "app.kubernetes.io/instance=template", "10-template");
+    for (const release of ["exits", "template"]) {
+      await helm(cluster, ["uninstall", release, "-n", PLUGIN_NAMESPACE, "--wait", "--timeout", "120s"]);
+      await cluster.kubectl.until(
+        `what release ${release} made to go`,
+        async () => (await releaseLeftovers(cluster, release)).length === 0,
+      );
+    }
     expect(await helm(cluster, ["list", "-A", "-q"])).toBe("");
   });
 });
