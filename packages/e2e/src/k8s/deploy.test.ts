@@ -19,7 +19,7 @@ import { Cluster } from "./cluster.js";
 import { describeK8s } from "./context.js";
 import type { KubeNode } from "./node.js";
 import { deployedPlugins } from "./plugin-images.js";
-import { applyKustomization, argsOverlay, localOverlay, registered, rolledOut } from "./plugins.js";
+import { applyKustomization, argsOverlay, localOverlay, registered } from "./plugins.js";
 import { type Pod, waitPod } from "./pods.js";
 
 /** What each plugin registers as, from its DaemonSet's `-idx`; the differ registers at each index of its `-indices`. */

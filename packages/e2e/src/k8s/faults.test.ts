@@ -169,6 +169,7 @@ function hangingPlugin(): object {
     "import { runPlugin } from '@nri-ts/stub';",
     "await runPlugin({",
     "  createContainer(pod) {",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a template literal of the plugin's source, not of this file
     "    console.error(`hanging in CreateContainer for ${pod.name}`);",
     "    return new Promise(() => {});",
     "  },",
