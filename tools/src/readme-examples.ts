@@ -80,6 +80,40 @@ export function readmeExamples(readme: string): Example[] {
   return examples;
 }
 
+/** A fenced block of a Markdown section: its language, its name (```ts annotate.ts) and its text. */
+export interface SectionBlock {
+  lang: string;
+  name?: string;
+  code: string;
+}
+
+/**
+ * The fenced blocks under the heading `heading` (`## Quick start`), in
+ * order, up to the next heading of the same or a higher level: what a
+ * reader types and writes, for a test that does the same word for word.
+ */
+export function sectionBlocks(markdown: string, heading: string): SectionBlock[] {
+  const lines = markdown.split("\n");
+  const start = lines.indexOf(heading);
+  if (start < 0) throw new Error(`no section ${JSON.stringify(heading)}`);
+  const level = /^#+/.exec(heading)![0].length;
+  let inFence = false;
+  let end = lines.length;
+  for (let i = start + 1; i < lines.length; i++) {
+    if (lines[i]!.startsWith("```")) inFence = !inFence;
+    const match = /^(#+) /.exec(lines[i]!);
+    if (!inFence && match && match[1]!.length <= level) {
+      end = i;
+      break;
+    }
+  }
+  return blocks(lines.slice(start + 1, end).join("\n")).map((block) => ({
+    lang: block.lang,
+    name: block.name,
+    code: `${block.body.join("\n")}\n`,
+  }));
+}
+
 /** Whether `printed` matches the `expected` lines; `…` in an expected line stands for any text. */
 export function printedMatches(printed: string[], expected: string[]): boolean {
   if (printed.length !== expected.length) return false;

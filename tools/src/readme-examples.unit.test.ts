@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { printedMatches, readmeExamples } from "./readme-examples.js";
+import { printedMatches, readmeExamples, sectionBlocks } from "./readme-examples.js";
 
 const readme = [
   "# x",
@@ -58,5 +58,35 @@ describe("printedMatches", () => {
     expect(printedMatches(["hello ada"], ["hello bob"])).toBe(false);
     expect(printedMatches(["a", "b"], ["a"])).toBe(false);
     expect(printedMatches(["a.b"], ["a*b"])).toBe(false);
+  });
+});
+
+describe("sectionBlocks", () => {
+  const markdown = [
+    "# x",
+    "## Quick start",
+    "```sh",
+    "npm install x",
+    "```",
+    "### Deeper",
+    "```ts a.ts",
+    "export const a = 1;",
+    "# not a heading: inside a block",
+    "```",
+    "## Next",
+    "```sh",
+    "not this",
+    "```",
+  ].join("\n");
+
+  it("takes the section's blocks, its subsections' included, up to the next heading of its level", () => {
+    expect(sectionBlocks(markdown, "## Quick start")).toEqual([
+      { lang: "sh", name: undefined, code: "npm install x\n" },
+      { lang: "ts", name: "a.ts", code: "export const a = 1;\n# not a heading: inside a block\n" },
+    ]);
+  });
+
+  it("says when there is no such section", () => {
+    expect(() => sectionBlocks(markdown, "## Install")).toThrow('no section "## Install"');
   });
 });

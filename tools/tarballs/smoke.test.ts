@@ -66,11 +66,11 @@ beforeAll(async () => {
   // The root README's plugin, its main, and sim's README test of a plugin.
   writeFileSync(
     join(project, "annotate.ts"),
-    readmeBlock("README.md", (code) => code.startsWith("// annotate.ts")),
+    readmeBlock("README.md", (_, file) => file === "annotate.ts"),
   );
   writeFileSync(
     join(project, "main.ts"),
-    'import { runPlugin } from "@nri-ts/stub";\nimport { plugin } from "./annotate.js";\n\nawait runPlugin(plugin);\n',
+    readmeBlock("README.md", (_, file) => file === "10-annotate.ts"),
   );
   writeFileSync(
     join(project, "my-plugin.ts"),
