@@ -1,9 +1,10 @@
 /**
  * Every ```ts block of every README in the workspace (the root's and each
- * package's, found automatically) type-checks and runs, and prints what the
- * README says it prints (CONTRIBUTING.md, "README.md").
+ * package's, found automatically) and of the docs site's guides
+ * (docs/guides/) type-checks and runs, and prints what the README says it
+ * prints (CONTRIBUTING.md, "README.md").
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
@@ -31,9 +32,15 @@ interface Readme {
   examples: Example[];
 }
 
+const guides = readdirSync(join(ROOT, "docs", "guides"))
+  .filter((file) => file.endsWith(".md"))
+  .sort()
+  .map((file) => ({ path: `docs/guides/${file}`, dir: ROOT }));
+
 const readmes: Readme[] = [
   { path: "README.md", dir: ROOT },
   ...workspacePackages().map((pkg) => ({ path: `${pkg.path}/README.md`, dir: pkg.dir })),
+  ...guides,
 ]
   .filter(({ path }) => existsSync(join(ROOT, path)))
   .map(({ path, dir }, i) => {
