@@ -72,6 +72,7 @@ export {
   runDurationNs,
   sinceExitNs,
 } from "./status.js";
+export { answerAttributes, TraceAttribute, type TracedAnswer, traceAttributes } from "./trace-attributes.js";
 export { UpdateBuilder } from "./update.js";
 export {
   DEVEL_NRI_VERSION,

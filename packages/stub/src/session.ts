@@ -5,6 +5,7 @@ import { Channel, type Client, createClient, Server } from "@nri-ts/ttrpc";
 import { ClientError } from "nice-grpc-common";
 import { StubError, messageOf } from "./errors.js";
 import { type ConfigureResult, createPluginService, type ServiceHost } from "./service.js";
+import { tracedService } from "./tracing.js";
 
 /** What a session needs to run the handshake and serve the plugin. */
 export interface SessionOptions {
@@ -48,7 +49,11 @@ export class Session {
 
     // The Plugin service is served before registering: a runtime may send
     // Configure before its answer to RegisterPlugin arrives.
-    this.#server = new Server().add(PluginDefinition, createPluginService(options.service, configured));
+    const identity = { index: options.registration.pluginIdx, name: options.registration.pluginName };
+    this.#server = new Server().add(
+      PluginDefinition,
+      tracedService(createPluginService(options.service, configured), identity),
+    );
     void this.#server.serve(mux.open(PLUGIN_SERVICE_CONN), { peer: "nri-runtime" });
     this.#channel = new Channel(mux.open(RUNTIME_SERVICE_CONN));
     this.runtime = createClient(RuntimeDefinition, this.#channel);

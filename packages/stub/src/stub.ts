@@ -13,6 +13,7 @@ import {
   NRI_VERSION,
   runtimeAppliesFailurePolicy,
 } from "@nri-ts/api";
+import { loadOpenTelemetry } from "@nri-ts/ttrpc/tracing";
 import { backoffDelay, type ReconnectOptions, sleep } from "./backoff.js";
 import { type ConnectionSource, type Dialer, dialUnix, inheritedFd, openConnection } from "./connect.js";
 import { StubError, type StubErrorCode, messageOf } from "./errors.js";
@@ -26,6 +27,7 @@ import { toEvictions, toUpdates } from "./results.js";
 import type { ServiceHost } from "./service.js";
 import { Session } from "./session.js";
 import { handledEvents } from "./subscription.js";
+import { traceRuntimeCall } from "./tracing.js";
 
 /** Options of a {@link Stub}. */
 export interface StubOptions {
@@ -218,6 +220,8 @@ export class Stub<P extends Plugin = Plugin> implements StubHandle {
     if (this.#stop.signal.aborted) this.#stop = new AbortController();
     const stop = this.#stop.signal;
     try {
+      // the handlers' spans start with the first request if an SDK is registered
+      await loadOpenTelemetry();
       const trunk = await openConnection(this.#nextSource());
       if (stop.aborted) {
         trunk.destroy();
@@ -308,9 +312,9 @@ export class Stub<P extends Plugin = Plugin> implements StubHandle {
   ): Promise<ContainerUpdate[]> {
     const session = this.#session;
     if (!session) throw new StubError("ERR_STUB_NOT_CONNECTED", `plugin ${this.name} is not connected`);
-    const reply = await session.runtime.updateContainers(
-      { update: toUpdates(updates, "updateContainers"), evict: toEvictions(evictions, "updateContainers") },
-      { signal: options.signal },
+    const request = { update: toUpdates(updates, "updateContainers"), evict: toEvictions(evictions, "updateContainers") };
+    const reply = await traceRuntimeCall("updateContainers", this.identity, (metadata) =>
+      session.runtime.updateContainers(request, { signal: options.signal, metadata }),
     );
     return reply.failed;
   }
