@@ -11,6 +11,7 @@ import {
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_SOCKET_PATH,
   Event,
+  eventName,
   type FailurePolicy,
   NRI_VERSION,
   type OwningPlugins,
@@ -51,6 +52,7 @@ import {
 import { firstValidationError } from "./validation/validation.js";
 import { isWasm } from "./transport/wasm/wasm-module.js";
 import { errorText } from "./error-text.js";
+import { RequestTrace, type TracedRequest } from "./tracing.js";
 
 /** How long a failed launched plugin's stderr may take to arrive before the failure is logged. */
 const STDERR_GRACE_MS = 1000;
@@ -406,30 +408,32 @@ export class Adaptation {
    */
   createContainer(request: CreateContainerRequest, options: RequestOptions = {}): Promise<CreateContainerResponse> {
     const { signal } = options;
-    return this.#serialized(async () => {
-      const result = new CreateContainerResult(request);
-      return this.#observeMerge("CreateContainer", request, result.owners.message, async () => {
-        const validation = this.#validators.length > 0 ? result.startValidation() : undefined;
-        // a plugin closed before its turn is not reported to validators as consulted
-        for (const plugin of this.#active()) {
-          validation?.addPlugin(plugin.name, plugin.index);
-          result.apply(
-            await plugin.relay(Event.CREATE_CONTAINER, "createContainer", result.request, signal),
-            plugin.fullName,
-          );
-        }
-        const response = result.response();
-        if (validation) {
-          const validationRequest = validation.build(response, result.owners.message);
-          const validators = this.#validators.filter((plugin) => !plugin.closed);
-          const failure = await firstValidationError(
-            validators.map((plugin) => plugin.validate(validationRequest, signal)),
-          );
-          if (failure) throw failure;
-        }
-        return response;
-      });
-    });
+    return RequestTrace.run("CreateContainer", request, (trace) =>
+      this.#serialized(async () => {
+        const result = new CreateContainerResult(request);
+        return this.#observeMerge("CreateContainer", request, result.owners.message, async () => {
+          const validation = this.#validators.length > 0 ? result.startValidation() : undefined;
+          // a plugin closed before its turn is not reported to validators as consulted
+          for (const plugin of this.#active()) {
+            validation?.addPlugin(plugin.name, plugin.index);
+            result.apply(
+              await plugin.relay(Event.CREATE_CONTAINER, "createContainer", result.request, signal, trace),
+              plugin.fullName,
+            );
+          }
+          const response = result.response();
+          if (validation) {
+            const validationRequest = validation.build(response, result.owners.message);
+            const validators = this.#validators.filter((plugin) => !plugin.closed);
+            const failure = await firstValidationError(
+              validators.map((plugin) => plugin.validate(validationRequest, signal, trace)),
+            );
+            if (failure) throw failure;
+          }
+          return response;
+        });
+      }),
+    );
   }
 
   postCreateContainer(request: PostCreateContainerRequest, options: RequestOptions = {}): Promise<void> {
@@ -455,21 +459,24 @@ export class Adaptation {
     request: UpdateContainerRequest,
     options: RequestOptions = {},
   ): Promise<MergedUpdateContainerResponse> {
-    return this.#serialized(async () => {
-      const result = new UpdateContainerResult(request);
-      return this.#observeMerge("UpdateContainer", request, result.owners.message, async () => {
-        for (const plugin of this.#active()) {
-          const response = await plugin.relay(
-            Event.UPDATE_CONTAINER,
-            "updateContainer",
-            result.request,
-            options.signal,
-          );
-          result.apply(response, plugin.fullName);
-        }
-        return result.response();
-      });
-    });
+    return RequestTrace.run("UpdateContainer", request, (trace) =>
+      this.#serialized(async () => {
+        const result = new UpdateContainerResult(request);
+        return this.#observeMerge("UpdateContainer", request, result.owners.message, async () => {
+          for (const plugin of this.#active()) {
+            const response = await plugin.relay(
+              Event.UPDATE_CONTAINER,
+              "updateContainer",
+              result.request,
+              options.signal,
+              trace,
+            );
+            result.apply(response, plugin.fullName);
+          }
+          return result.response();
+        });
+      }),
+    );
   }
 
   postUpdateContainer(request: PostUpdateContainerRequest, options: RequestOptions = {}): Promise<void> {
@@ -478,18 +485,20 @@ export class Adaptation {
 
   /** Tells the plugins a container is stopping; they may update other containers (or this one). */
   stopContainer(request: StopContainerRequest, options: RequestOptions = {}): Promise<StopContainerResponse> {
-    return this.#serialized(async () => {
-      const result = new StopContainerResult();
-      return this.#observeMerge("StopContainer", request, result.owners.message, async () => {
-        for (const plugin of this.#active()) {
-          result.apply(
-            await plugin.relay(Event.STOP_CONTAINER, "stopContainer", request, options.signal),
-            plugin.fullName,
-          );
-        }
-        return result.response();
-      });
-    });
+    return RequestTrace.run("StopContainer", request, (trace) =>
+      this.#serialized(async () => {
+        const result = new StopContainerResult();
+        return this.#observeMerge("StopContainer", request, result.owners.message, async () => {
+          for (const plugin of this.#active()) {
+            result.apply(
+              await plugin.relay(Event.STOP_CONTAINER, "stopContainer", request, options.signal, trace),
+              plugin.fullName,
+            );
+          }
+          return result.response();
+        });
+      }),
+    );
   }
 
   removeContainer(request: RemoveContainerRequest, options: RequestOptions = {}): Promise<void> {
@@ -541,9 +550,11 @@ export class Adaptation {
     request: PluginRequest<K>,
     options: RequestOptions,
   ): Promise<void> {
-    return this.#serialized(async () => {
-      for (const plugin of this.#active()) await plugin.relay(event, method, request, options.signal);
-    });
+    return RequestTrace.run(eventName(event), request as TracedRequest, (trace) =>
+      this.#serialized(async () => {
+        for (const plugin of this.#active()) await plugin.relay(event, method, request, options.signal, trace);
+      }),
+    );
   }
 
   /**

@@ -34,6 +34,8 @@ import { RemotePluginConnection } from "./transport/remote-plugin.js";
 import { synchronizeInPages } from "./transport/sync-paging.js";
 import { ValidatorFailedError, validationVerdict } from "./validation/validation.js";
 import type { WasmTransport } from "./transport/wasm/wasm-transport.js";
+import { type CallTrace, RequestTrace, traceUpdateContainers } from "./tracing.js";
+import type { Metadata } from "nice-grpc-common";
 
 /**
  * How a plugin came to be: launched from the plugin directory, connected to
@@ -306,22 +308,33 @@ export class Plugin {
     this.#host.logger.info({ plugin: this.fullName }, `synchronizing plugin ${this.fullName}`);
     const deadline = Date.now() + this.#host.requestTimeoutMs;
     try {
-      return await synchronizeInPages(
-        async (request) => {
-          const response = await this.#timed("Synchronize", () =>
-            this.#call("synchronize", "Synchronize", request, deadline),
-          );
-          this.#host.metrics.recordPluginAdjustments(
-            this.fullName,
-            "Synchronize",
-            undefined,
-            response.update.length,
-            0,
-          );
-          return response;
-        },
-        pods,
-        containers,
+      return await RequestTrace.run("Synchronize", { pods, containers }, (trace) =>
+        synchronizeInPages(
+          async (request) => {
+            const call = trace?.call(this, "Synchronize");
+            try {
+              const response = await this.#timed("Synchronize", () =>
+                this.#call("synchronize", "Synchronize", request, deadline, undefined, call),
+              );
+              call?.answered("synchronize", response);
+              this.#host.metrics.recordPluginAdjustments(
+                this.fullName,
+                "Synchronize",
+                undefined,
+                response.update.length,
+                0,
+              );
+              return response;
+            } catch (error) {
+              call?.failed(error, error instanceof PluginError ? error.local : undefined);
+              throw error;
+            } finally {
+              call?.end();
+            }
+          },
+          pods,
+          containers,
+        ),
       );
     } catch (error) {
       this.close();
@@ -345,19 +358,25 @@ export class Plugin {
     method: K,
     request: PluginRequest<K>,
     signal?: AbortSignal,
+    trace?: RequestTrace,
   ): Promise<PluginResponse<K> | undefined> {
     if (!this.subscribes(event)) return undefined;
     const operation = eventName(event);
+    const call = trace?.call(this, operation);
     let response: PluginResponse<K>;
     try {
       response = await this.#timed(operation, () =>
-        this.#callEvent(event, method, operation, request, Date.now() + this.#host.requestTimeoutMs, signal),
+        this.#callEvent(event, method, operation, request, Date.now() + this.#host.requestTimeoutMs, signal, call),
       );
     } catch (error) {
-      const failure = this.#handleRequestError(error, operation, signal);
+      call?.failed(error, error instanceof PluginError ? error.local : undefined);
+      const failure = this.#handleRequestError(error, operation, signal, call);
+      call?.end();
       if (failure === undefined) return undefined;
       throw failure;
     }
+    call?.answered(method, response);
+    call?.end();
     this.#recordAdjustments(method, operation, response);
     this.#warnIfDeprecated(event);
     return response;
@@ -372,33 +391,51 @@ export class Plugin {
    * @throws ValidatorRejectedError when it rejects; ValidatorFailedError when
    *   it cannot be asked
    */
-  async validate(request: ValidateContainerAdjustmentRequest, signal?: AbortSignal): Promise<void> {
+  async validate(
+    request: ValidateContainerAdjustmentRequest,
+    signal?: AbortSignal,
+    trace?: RequestTrace,
+  ): Promise<void> {
     if (!this.isValidator) return;
     const operation = eventName(Event.VALIDATE_CONTAINER_ADJUSTMENT);
+    const call = trace?.call(this, operation);
     let rejection: Error | undefined;
     try {
       const response = await this.#timed(operation, () =>
-        this.#call("validateContainerAdjustment", operation, request, Date.now() + this.#host.requestTimeoutMs, signal),
+        this.#call(
+          "validateContainerAdjustment",
+          operation,
+          request,
+          Date.now() + this.#host.requestTimeoutMs,
+          signal,
+          call,
+        ),
       );
+      call?.answered("validateContainerAdjustment", response);
       rejection = validationVerdict(response, this.fullName);
     } catch (error) {
+      call?.failed(error, error instanceof PluginError ? error.local : undefined);
       if (error instanceof PluginError && error.fatal && !signal?.aborted) {
         const dropped = dropsPlugin(error.local, this.failurePolicy);
         if (dropped) this.#closeAfter(error, operation);
-        this.#failed(error, operation, dropped, true);
+        this.#failed(error, operation, dropped, true, call);
       }
       throw new ValidatorFailedError(this.fullName, error);
+    } finally {
+      call?.end();
     }
     if (rejection) throw rejection;
   }
 
-  /** Passes unsolicited updates from the plugin to the runtime. */
-  updateContainers(request: UpdateContainersRequest): Promise<ContainerUpdate[]> {
+  /** Passes unsolicited updates from the plugin to the runtime; `metadata` is the call's (its trace context). */
+  updateContainers(request: UpdateContainersRequest, metadata?: Metadata): Promise<ContainerUpdate[]> {
     this.#host.logger.info(
       { plugin: this.fullName, updates: request.update.length },
       `plugin ${this.fullName} requested container updates`,
     );
-    return this.#host.updateContainers(request, this.fullName);
+    return traceUpdateContainers(this, metadata, request.update.length, () =>
+      this.#host.updateContainers(request, this.fullName),
+    );
   }
 
   /** Closes the plugin's connection (a builtin plugin is only marked closed). */
@@ -421,12 +458,17 @@ export class Plugin {
    * (timeouts only), then either lets the request go on (undefined) or,
    * with `failRequest`, fails it naming the plugin.
    */
-  #handleRequestError(error: unknown, operation: string, signal: AbortSignal | undefined): unknown {
+  #handleRequestError(
+    error: unknown,
+    operation: string,
+    signal: AbortSignal | undefined,
+    call: CallTrace | undefined,
+  ): unknown {
     if (!(error instanceof PluginError) || signal?.aborted || !error.fatal) return error;
     const dropped = dropsPlugin(error.local, this.failurePolicy);
     if (dropped) this.#closeAfter(error, operation);
     const requestFailed = this.failurePolicy?.failRequest ?? false;
-    this.#failed(error, operation, dropped, requestFailed);
+    this.#failed(error, operation, dropped, requestFailed, call);
     if (requestFailed) return error.failingRequest();
     this.#host.logger.warn(
       { plugin: this.fullName, operation, err: error },
@@ -435,7 +477,14 @@ export class Plugin {
     return undefined;
   }
 
-  #failed(error: PluginError, operation: string, dropped: boolean, requestFailed: boolean): void {
+  #failed(
+    error: PluginError,
+    operation: string,
+    dropped: boolean,
+    requestFailed: boolean,
+    call: CallTrace | undefined,
+  ): void {
+    call?.decided(this.failurePolicy, dropped, requestFailed);
     this.#host.pluginFailed({
       plugin: this.fullName,
       operation,
@@ -462,9 +511,10 @@ export class Plugin {
     request: PluginRequest<K>,
     deadline: number,
     signal?: AbortSignal,
+    call?: CallTrace,
   ): Promise<PluginResponse<K>> {
     try {
-      return await this.#transport.call(method, request, deadline, signal);
+      return await this.#transport.call(method, request, deadline, signal, call);
     } catch (error) {
       const failure =
         error instanceof CallFailure
@@ -486,12 +536,13 @@ export class Plugin {
     request: PluginRequest<K>,
     deadline: number,
     signal: AbortSignal | undefined,
+    call: CallTrace | undefined,
   ): Promise<PluginResponse<K>> {
     // as in Go, only plugins over ttrpc fall back to StateChange
     const carries = this.kind === "builtin" || this.kind === "wasm" ? undefined : STATE_CHANGE_EVENTS.get(event);
     if (carries === undefined || !this.#stateChangeOnly) {
       try {
-        return await this.#call(method, operation, request, deadline, signal);
+        return await this.#call(method, operation, request, deadline, signal, call);
       } catch (error) {
         const unimplemented = error instanceof PluginError && !error.fatal && error.code === Status.UNIMPLEMENTED;
         if (carries === undefined || !unimplemented) throw error;
@@ -499,6 +550,7 @@ export class Plugin {
       }
     }
     this.#deprecated.add(event);
+    call?.redirected("StateChange");
     const { pod, container } = request as EventRequest;
     await this.#call(
       "stateChange",
@@ -506,6 +558,7 @@ export class Plugin {
       { event, pod, container: carries === "container" ? container : undefined },
       deadline,
       signal,
+      call,
     );
     return {} as PluginResponse<K>;
   }

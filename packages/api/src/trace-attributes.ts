@@ -1,4 +1,9 @@
-import { type Container, ContainerAdjustment, type DeepPartial, type PodSandbox } from "./gen/nri/pkg/api/v1alpha1/api.js";
+import {
+  type Container,
+  ContainerAdjustment,
+  type DeepPartial,
+  type PodSandbox,
+} from "./gen/nri/pkg/api/v1alpha1/api.js";
 
 /**
  * The span attributes NRI tracing adds to OpenTelemetry's conventions, by
@@ -16,6 +21,8 @@ export const TraceAttribute = {
   adjusted: "nri.adjusted",
   /** How many container updates the answer carried. */
   updates: "nri.updates",
+  /** How many of a plugin's unsolicited updates the runtime failed to apply. */
+  updatesFailed: "nri.updates.failed",
   /** How many evictions the answer carried. */
   evictions: "nri.evictions",
   /** Why a call failed on the runtime's side: `deadline`, `closed`, `protocol` or `aborted`. */
@@ -93,7 +100,8 @@ export function answerAttributes(
   const evictions = answer?.evict?.length ?? 0;
   // whatever is set in an adjustment is encoded: an empty one encodes to nothing
   const adjust = answer?.adjust;
-  const adjusted = adjust != null && ContainerAdjustment.encode(ContainerAdjustment.fromPartial(adjust)).finish().length > 0;
+  const adjusted =
+    adjust != null && ContainerAdjustment.encode(ContainerAdjustment.fromPartial(adjust)).finish().length > 0;
   return {
     [TraceAttribute.adjusted]: adjusted || updates > 0 || evictions > 0,
     [TraceAttribute.updates]: updates,

@@ -312,7 +312,10 @@ export class Stub<P extends Plugin = Plugin> implements StubHandle {
   ): Promise<ContainerUpdate[]> {
     const session = this.#session;
     if (!session) throw new StubError("ERR_STUB_NOT_CONNECTED", `plugin ${this.name} is not connected`);
-    const request = { update: toUpdates(updates, "updateContainers"), evict: toEvictions(evictions, "updateContainers") };
+    const request = {
+      update: toUpdates(updates, "updateContainers"),
+      evict: toEvictions(evictions, "updateContainers"),
+    };
     const reply = await traceRuntimeCall("updateContainers", this.identity, (metadata) =>
       session.runtime.updateContainers(request, { signal: options.signal, metadata }),
     );

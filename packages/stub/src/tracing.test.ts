@@ -120,7 +120,9 @@ describe("with an OpenTelemetry SDK registered", () => {
   it("calls UpdateContainers in a client span under the handler's", async () => {
     const { recorder, runtime } = await traced({
       postStartContainer: async (_pod, _container, { stub }) => {
-        await stub.updateContainers([{ containerId: "other", linux: { resources: { cpu: { shares: { value: 512n } } } } }]);
+        await stub.updateContainers([
+          { containerId: "other", linux: { resources: { cpu: { shares: { value: 512n } } } } },
+        ]);
       },
     });
     await runtime.plugin.postStartContainer(request);

@@ -33,6 +33,7 @@ import {
   type PluginRequest,
   type PluginResponse,
   type PluginTransport,
+  type TracedCall,
 } from "./plugin-transport.js";
 import { DeadlineSignals } from "./deadline-signals.js";
 import { errorText } from "../error-text.js";
@@ -136,12 +137,16 @@ export class BuiltinTransport implements PluginTransport {
     request: PluginRequest<K>,
     deadline: number,
     runtimeSignal?: AbortSignal,
+    trace?: TracedCall,
   ): Promise<PluginResponse<K>> {
     const timeout = timeouts.acquire(deadline);
     // The handler's signal fires at the request timeout or when the runtime gives up.
     const signal = runtimeSignal ? AbortSignal.any([timeout.signal, runtimeSignal]) : timeout.signal;
     try {
-      const answer = (await this.#answer(method, request, signal)) ?? {};
+      const answer =
+        (await (trace === undefined
+          ? this.#answer(method, request, signal)
+          : trace.enter(() => this.#answer(method, request, signal)))) ?? {};
       const responseType = PluginDefinition.methods[method].responseType as unknown as {
         fromPartial(answer: unknown): PluginResponse<K>;
       };

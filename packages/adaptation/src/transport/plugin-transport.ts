@@ -1,6 +1,6 @@
 import type { PluginDefinition } from "@nri-ts/api";
 import type { RequestOf, ResponseOf } from "@nri-ts/ttrpc";
-import { Status } from "nice-grpc-common";
+import { type Metadata, Status } from "nice-grpc-common";
 
 type PluginMethods = (typeof PluginDefinition)["methods"];
 
@@ -57,6 +57,14 @@ export function abortedFailure(signal: AbortSignal): CallFailure {
   return new CallFailure(text, code, text, "aborted", { cause: signal.reason });
 }
 
+/** The trace of one call, as a transport carries it (see tracing.ts; absent while tracing is off). */
+export interface TracedCall {
+  /** The metadata that carries the call's trace context, for a call over ttrpc. */
+  readonly metadata: Metadata | undefined;
+  /** Runs an in-process handler with the call's span active. */
+  enter<T>(body: () => T): T;
+}
+
 /**
  * How the adaptation reaches one plugin: over a connection, in-process, or
  * (later) a WebAssembly module. The transport only carries calls and says
@@ -69,13 +77,14 @@ export interface PluginTransport {
    * Calls a method of the plugin; `deadline` is in milliseconds since the
    * epoch. `signal` is the runtime's own for the request, when it gave one:
    * when it aborts, the call should end with `abortedFailure(signal)`.
-   * Rejects with a CallFailure.
+   * `trace` is the call's, while tracing is on. Rejects with a CallFailure.
    */
   call<K extends PluginMethod>(
     method: K,
     request: PluginRequest<K>,
     deadline: number,
     signal?: AbortSignal,
+    trace?: TracedCall,
   ): Promise<PluginResponse<K>>;
   /** Closes the connection, if there is one; idempotent. */
   close(): void;

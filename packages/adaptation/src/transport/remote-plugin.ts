@@ -10,7 +10,7 @@ import {
 } from "@nri-ts/api";
 import { Mux, type MuxError, PLUGIN_SERVICE_CONN, RUNTIME_SERVICE_CONN } from "@nri-ts/mux";
 import { Channel, Server, StatusText } from "@nri-ts/ttrpc";
-import { ClientError, Status } from "nice-grpc-common";
+import { ClientError, type Metadata, Status } from "nice-grpc-common";
 import {
   abortedFailure,
   CallFailure,
@@ -19,6 +19,7 @@ import {
   type PluginRequest,
   type PluginResponse,
   type PluginTransport,
+  type TracedCall,
 } from "./plugin-transport.js";
 import { goStatusText } from "./status-text.js";
 import { errorText } from "../error-text.js";
@@ -29,8 +30,8 @@ import { boundedText } from "@nri-ts/common";
 export interface RuntimeService {
   /** A RegisterPlugin call; throwing answers it with that error. */
   register(request: RegisterPluginRequest): void;
-  /** An unsolicited UpdateContainers call; resolves to the updates that failed. */
-  updateContainers(request: UpdateContainersRequest): Promise<ContainerUpdate[]>;
+  /** An unsolicited UpdateContainers call, with the call's metadata; resolves to the updates that failed. */
+  updateContainers(request: UpdateContainersRequest, metadata: Metadata): Promise<ContainerUpdate[]>;
 }
 
 /**
@@ -81,7 +82,9 @@ export class RemotePluginConnection implements PluginTransport {
         service.register(request);
         return {};
       },
-      updateContainers: async (request) => ({ failed: await service.updateContainers(request) }),
+      updateContainers: async (request, { metadata }) => ({
+        failed: await service.updateContainers(request, metadata),
+      }),
     });
   }
 
@@ -100,6 +103,7 @@ export class RemotePluginConnection implements PluginTransport {
     request: PluginRequest<K>,
     deadline: number,
     signal?: AbortSignal,
+    trace?: TracedCall,
   ): Promise<PluginResponse<K>> {
     const definition = PluginDefinition.methods[method];
     const responseType = definition.responseType as unknown as MessageType<PluginResponse<K>>;
@@ -109,7 +113,7 @@ export class RemotePluginConnection implements PluginTransport {
         PluginDefinition.fullName,
         definition.name,
         encodePluginRequest(method, request),
-        { deadline, signal },
+        { deadline, signal, metadata: trace?.metadata },
       );
     } catch (error) {
       if (signal?.aborted && error === signal.reason) throw abortedFailure(signal);
