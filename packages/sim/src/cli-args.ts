@@ -31,6 +31,10 @@ options of run:
   --wait-timeout DURATION  how long to wait for plugins (default 60s with --wait-plugins, else 15s)
   --validator-config FILE  enable the runtime's default validator with this YAML configuration
   --clock wall|virtual     virtual: timestamps start at 2026-01-01 and move 1s per step
+  --trace                  show each step's trace: the runtime's requests, its calls to each
+                           plugin and the plugins' own spans, with their timings
+  --otlp URL               export the traces (one per step) to an OpenTelemetry collector's
+                           OTLP/HTTP endpoint, e.g. http://localhost:4318
   --json                   print the report as JSON
 
 Exit status: 0 when every step and expectation passed; 1 when one failed or a
@@ -58,6 +62,8 @@ export type Command =
       waitTimeoutMs?: number;
       validatorConfig?: string;
       clock: ClockKind;
+      trace: boolean;
+      otlp?: string;
       json: boolean;
     };
 
@@ -116,6 +122,8 @@ export function parseCommandLine(argv: readonly string[]): Command {
         "wait-timeout": { type: "string" },
         "validator-config": { type: "string" },
         clock: { type: "string" },
+        trace: { type: "boolean" },
+        otlp: { type: "string" },
         json: { type: "boolean" },
       },
     });
@@ -159,6 +167,10 @@ export function parseCommandLine(argv: readonly string[]): Command {
     }
     target.config = readFileSync(named[3], "utf8");
   }
+  const otlp = values.otlp;
+  if (otlp !== undefined && !/^https?:\/\/[^/]/.test(otlp)) {
+    throw new UsageError(`--otlp ${otlp}: expected an http:// or https:// URL, e.g. http://localhost:4318`);
+  }
   const clock = values.clock ?? "wall";
   if (clock !== "wall" && clock !== "virtual") throw new UsageError(`--clock ${clock}: expected wall or virtual`);
   return {
@@ -172,6 +184,8 @@ export function parseCommandLine(argv: readonly string[]): Command {
     ...(waitTimeoutMs !== undefined && { waitTimeoutMs }),
     ...(values["validator-config"] !== undefined && { validatorConfig: values["validator-config"] }),
     clock,
+    trace: values.trace ?? false,
+    ...(otlp !== undefined && { otlp }),
     json: values.json ?? false,
   };
 }

@@ -62,6 +62,22 @@ describe("nri-sim run", () => {
     expect(status).toBe(0);
   });
 
+  it("shows each step's trace with --trace", async () => {
+    const { status, stdout } = await cli(
+      "run",
+      join(fixtures, "good.yaml"),
+      "--plugin",
+      join(fixtures, "annotate.ts"),
+      "--trace",
+    );
+    const create = stdout.slice(stdout.indexOf("✓  2 create app"), stdout.indexOf("✓  3 "));
+    expect(create).toMatch(/\n {5}trace [0-9a-f]{32}\n {7}create app +\d/);
+    expect(create).toMatch(
+      /\n {11}→ 10-annotate CreateContainer +\d+(\.\d+)? m?s {2}adjusted\n {13}10-annotate handler +\d/,
+    );
+    expect(status).toBe(0);
+  });
+
   it("prints the report as JSON with --json", async () => {
     const { status, stdout } = await cli(
       "run",
@@ -232,6 +248,9 @@ describe("nri-sim command line", () => {
       "nri-sim: --plugin plugin.so: expected a .ts or .js module; use --exec for executables",
     );
     expect((await cli("run", "x.yaml", "--bogus")).stderr.split("\n")[0]).toBe("nri-sim: Unknown option '--bogus'");
+    expect((await cli("run", "x.yaml", "--otlp", "localhost:4318")).stderr.split("\n")[0]).toBe(
+      "nri-sim: --otlp localhost:4318: expected an http:// or https:// URL, e.g. http://localhost:4318",
+    );
   });
 
   it("reports a missing scenario file", async () => {

@@ -64,4 +64,7 @@ export type {
 } from "./scenario/scenario.js";
 export { type SetupReport, type SimObserver, simulate, type SimulateOptions } from "./run/simulate.js";
 export { colorWanted, makeStyle, type Style } from "./report/style.js";
+export { renderTrace } from "./report/render-trace.js";
+export type { ExportSummary } from "./trace/sim-tracing.js";
+export type { TraceReport, TraceSpan } from "./trace/trace-tree.js";
 export type { ScenarioIssue } from "./scenario/yaml-value.js";

@@ -87,8 +87,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       ...(command.waitPlugins !== undefined && { waitPlugins: command.waitPlugins }),
       ...(command.waitTimeoutMs !== undefined && { waitTimeoutMs: command.waitTimeoutMs }),
       ...(validatorConfig && { defaultValidator: { ...validatorConfig, enable: true } }),
+      ...(command.trace && { trace: true }),
+      ...(command.otlp !== undefined && { otlp: command.otlp }),
     });
     progress.clear();
+    if (report.otlp) {
+      const { url, spans, error } = report.otlp;
+      err(`nri-sim: ${spans} spans exported to ${url}${error ? `; some were not: ${error}` : ""}`);
+    }
     out(command.json ? jsonText(report) : renderSummary(report, style));
     return report.ok ? 0 : 1;
   } catch (error) {

@@ -18,6 +18,9 @@ export const FAULT_ARMED_MARK = "\u0010nri-sim:fault-armed";
 export const FAULT_DISARMED_MARK = "\u0010nri-sim:fault-disarmed";
 export const FAULT_FIRED_MARK = "\u0010nri-sim:fault-fired";
 
+/** The marker before a span's JSON, on the stdout of a plugin's process that traces (see trace/span-lines.ts). */
+export const SPAN_MARK = "\u0010nri-sim:span ";
+
 /** The plugin's methods that answer a request the runtime counts as an invocation. */
 const COUNTED = [
   "synchronize",

@@ -1,7 +1,9 @@
 /**
  * The child process that runs a plugin module for nri-sim:
  * `plugin-host <module> <index> <name> <socket> [<config> [<options JSON>]]`
- * (options: `{failurePolicy}`). It imports the module,
+ * (options: `{failurePolicy, trace}`; with `trace`, it registers an
+ * OpenTelemetry SDK that writes the spans it ends to stdout, see
+ * trace/host-tracing.ts). It imports the module,
  * takes its plugin (see `pluginFromModule`) and runs it with @nri-ts/stub
  * against the simulator's socket, as an external plugin. The stub logs
  * (see `pluginStubLogger`) and what the plugin prints go to the report.
@@ -45,7 +47,12 @@ async function main(): Promise<void> {
     process.stderr.write("usage: plugin-host <module> <index> <name> <socket> [<config> [<options JSON>]]\n");
     process.exit(2);
   }
-  const { failurePolicy } = JSON.parse(options) as { failurePolicy?: FailurePolicyInput };
+  const { failurePolicy, trace } = JSON.parse(options) as { failurePolicy?: FailurePolicyInput; trace?: boolean };
+  if (trace) {
+    // loaded only when tracing: the SDK is nri-sim's, not every plugin run's
+    const { startHostTracing } = await import("../trace/host-tracing.js");
+    await startHostTracing(`${index}-${name}`, (line) => process.stdout.write(line));
+  }
   const plugin = await pluginFromModule(await import(pathToFileURL(modulePath).href), modulePath, config);
   const faults = new FaultSwitch();
   followFaultCommands(faults);

@@ -21,7 +21,13 @@ import { logCall } from "@nri-ts/common";
 import { type FailurePolicyInput, type LogFn, type Logger, type Plugin, Stub } from "@nri-ts/stub";
 import { type ArmedFault, FaultSwitch, faultingHandlers } from "./faults.js";
 import { childNodeOptions, RUNNING_FROM_SOURCES } from "./node-options.js";
-import { FAULT_ARMED_MARK, FAULT_DISARMED_MARK, FAULT_FIRED_MARK, HANDLER_DONE_MARK } from "./output-marks.js";
+import {
+  FAULT_ARMED_MARK,
+  FAULT_DISARMED_MARK,
+  FAULT_FIRED_MARK,
+  HANDLER_DONE_MARK,
+  SPAN_MARK,
+} from "./output-marks.js";
 import { pluginStubLogger } from "./plugin-log.js";
 import {
   firstErrorLine,
@@ -209,7 +215,12 @@ function forwardLines(stream: NodeJS.ReadableStream | null, onLine: (line: strin
   if (stream) readPluginLines(stream, onLine);
 }
 
-/** Runs a plugin module in a child process that connects to `socketPath`; `config` goes to the module's factory. */
+/**
+ * Runs a plugin module in a child process that connects to `socketPath`;
+ * `config` goes to the module's factory. With `onSpanLine`, the process
+ * traces and each span it ends comes to `onSpanLine` as a line (see
+ * trace/span-lines.ts).
+ */
 export function startModulePlugin(
   modulePath: string,
   identity: Identity,
@@ -217,10 +228,11 @@ export function startModulePlugin(
   output: OutputSink,
   config = "",
   failurePolicy?: FailurePolicyInput,
+  onSpanLine?: (line: string) => void,
 ): ConnectedPlugin {
   const fullName = `${identity.index}-${identity.name}`;
   const path = resolve(modulePath);
-  const options = JSON.stringify({ failurePolicy });
+  const options = JSON.stringify({ failurePolicy, ...(onSpanLine && { trace: true }) });
   // the host loads its modules with Node's compile cache where nri-sim has it on (its bin does): a later run compiles less
   const cache = getCompileCacheDir();
   const child: ChildProcess = spawn(
@@ -252,6 +264,7 @@ export function startModulePlugin(
   forwardLines(child.stdout, (line) => {
     if (line === FAULT_FIRED_MARK) return void (fired = true);
     if (line === FAULT_ARMED_MARK || line === FAULT_DISARMED_MARK) return answers.shift()?.();
+    if (line.startsWith(SPAN_MARK)) return onSpanLine?.(line);
     if (line !== HANDLER_DONE_MARK) return printed(line);
     calls += 1;
     for (const check of waiting) check();

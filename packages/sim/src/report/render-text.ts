@@ -5,6 +5,7 @@
  */
 import type { Change } from "./changes.js";
 import { readableLogLine } from "./log-line.js";
+import { renderTrace } from "./render-trace.js";
 import type {
   DeliveredEvent,
   ExpectationReport,
@@ -138,6 +139,7 @@ export function renderStep(step: StepReport, style: Style = plainStyle): string 
   for (const line of step.output) lines.push(outputLine(line, style));
   const status = step.container?.status;
   if (typeof status === "string") lines.push(`${INDENT}${style.dim("container")} ${step.container?.name}: ${status}`);
+  if (step.trace) lines.push(...renderTrace(step.trace, style, INDENT));
   return lines.join("\n");
 }
 

@@ -7,6 +7,8 @@
 import type { Change } from "./changes.js";
 import type { ContainerView } from "./container-view.js";
 import type { AdjustmentView, ResourcesView } from "./plain-of.js";
+import type { ExportSummary } from "../trace/sim-tracing.js";
+import type { TraceReport } from "../trace/trace-tree.js";
 
 /**
  * `object`: a plugin object run in-process; `module`: a module run in a child
@@ -122,6 +124,8 @@ export interface StepReport {
   output: OutputLine[];
   /** The step's container after the step. */
   container?: ContainerView;
+  /** The step's trace (with `trace`): the runtime's requests, its calls to plugins and the plugins' spans. */
+  trace?: TraceReport;
 }
 
 export interface ExpectationReport {
@@ -147,4 +151,6 @@ export interface SimReport {
   ok: boolean;
   /** One line per reason `ok` is false. */
   failures: string[];
+  /** How exporting the traces went (with `otlp`). */
+  otlp?: ExportSummary;
 }

@@ -42,6 +42,7 @@ import { SimRuntime } from "./runtime-state.js";
 import type { Scenario, Step } from "../scenario/scenario.js";
 import { StepRunner } from "./step-runner.js";
 import { errorText } from "../error-text.js";
+import type { SimTracing } from "../trace/sim-tracing.js";
 
 /** The report's head: known once the plugins are connected. */
 export type SetupReport = Pick<SimReport, "scenario" | "file" | "runtime" | "plugins" | "setup">;
@@ -80,6 +81,20 @@ export interface SimulateOptions {
   observer?: SimObserver;
   /** Where the adaptation logs; default nowhere. */
   logger?: Logger;
+  /**
+   * Trace each step (each step is one trace: the runtime's requests, its
+   * calls to plugins, the plugins' own spans) and put its trace in the
+   * step's report. Plugin objects and modules trace; executables and
+   * external plugins trace only if they register an SDK of their own.
+   */
+  trace?: boolean;
+  /**
+   * Export the traces to this OTLP/HTTP endpoint (`http://localhost:4318`,
+   * or its `/v1/traces` URL); the report's `otlp` says how it went.
+   * Tracing registers an OpenTelemetry SDK in this process for the run: it
+   * fails while another is registered.
+   */
+  otlp?: string;
 }
 
 const DEFAULT_WAIT_MS = 15_000;
@@ -192,6 +207,7 @@ class Simulation {
   private readonly stderr = new Map<string, LastLines>();
   private readonly pluginPath: string;
   private readonly socketPath: string;
+  private stopped: Promise<void> | undefined;
 
   constructor(
     private readonly scenario: Scenario,
@@ -200,6 +216,7 @@ class Simulation {
     dirs: { pluginPath: string; configPath: string },
     identities: Identity[],
     scripted: Identity[],
+    private readonly tracing: SimTracing | undefined,
   ) {
     this.identities = identities;
     this.scripted = scripted;
@@ -336,8 +353,17 @@ class Simulation {
           await startObjectPlugin(spec.plugin, identity, this.socketPath, this.output, "object", policy),
         );
       } else if ("module" in spec) {
+        const tracing = this.tracing;
         this.connected.push(
-          startModulePlugin(spec.module, identity, this.socketPath, this.output, spec.config, policy),
+          startModulePlugin(
+            spec.module,
+            identity,
+            this.socketPath,
+            this.output,
+            spec.config,
+            policy,
+            tracing && ((line) => tracing.acceptLine(line)),
+          ),
         );
       }
     });
@@ -409,6 +435,7 @@ class Simulation {
    * event loop's next poll for I/O reads them.
    */
   async settleOutput(): Promise<void> {
+    await this.tracing?.settled(OUTPUT_SETTLE_MS);
     await Promise.all(
       this.connected.map((p) => p.settled?.(this.recorder.calls.get(p.fullName) ?? 0, OUTPUT_SETTLE_MS)),
     );
@@ -475,10 +502,16 @@ class Simulation {
     this.clock.step();
     const before = this.nri.plugins.map((p) => p.fullName);
     await this.armFaults(step);
-    const outcome = await this.runner.run(step);
-    await this.runner.finishEvictions();
+    const run = async () => {
+      const outcome = await this.runner.run(step);
+      await this.runner.finishEvictions();
+      return outcome;
+    };
+    const traced = this.tracing && (await this.tracing.step(this.scenario.name, index + 1, step.text, run));
+    const outcome = traced ? traced.result : await run();
     const faults = await this.disarmFaults(step);
     await this.settleOutput();
+    const trace = traced && this.tracing?.report(traced.traceId, this.hidden);
     const record = this.recorder.next();
     const after = new Set(this.nri.plugins.map((p) => p.fullName));
     const container = "container" in step ? this.view(step.container) : undefined;
@@ -500,6 +533,7 @@ class Simulation {
       ignored: outcome.ignored,
       output: record.output,
       ...(container && { container }),
+      ...(trace && { trace }),
     };
     const expectations = this.scenario.expect
       .filter((e) => e.step === index)
@@ -507,9 +541,13 @@ class Simulation {
     return { report, expectations };
   }
 
-  async tearDown(): Promise<void> {
-    await Promise.allSettled(this.connected.map((p) => p.stop()));
-    await this.nri.stop();
+  /** Stops the plugins and the runtime; once, however often it is called. */
+  tearDown(): Promise<void> {
+    this.stopped ??= (async () => {
+      await Promise.allSettled(this.connected.map((p) => p.stop()));
+      await this.nri.stop();
+    })();
+    return this.stopped;
   }
 }
 
@@ -536,10 +574,19 @@ export async function simulate(input: Scenario | string | object, options: Simul
   if (missing.length > 0) throw new PluginSetupError(missing);
 
   const work = await mkdtemp(join(tmpdir(), "nri-sim-"));
+  let tracing: SimTracing | undefined;
   try {
     const executables = specs.flatMap((spec, i) => ("executable" in spec ? [{ spec, identity: identities[i] }] : []));
     const dirs = await preparePluginDirs(work, executables, options.pluginDir, options.configDir);
-    const simulation = new Simulation(scenario, options, work, dirs, identities, scripted);
+    if (options.trace || options.otlp !== undefined) {
+      // the SDK loads only for a traced run
+      const { SimTracing } = await import("../trace/sim-tracing.js");
+      const modules = specs.flatMap((spec, i) =>
+        "module" in spec ? [`${identities[i].index}-${identities[i].name}`] : [],
+      );
+      tracing = await SimTracing.start({ report: options.trace ?? false, otlp: options.otlp }, modules);
+    }
+    const simulation = new Simulation(scenario, options, work, dirs, identities, scripted, tracing);
     try {
       const started = await simulation.setUp();
       const head = await simulation.setupReport();
@@ -555,13 +602,17 @@ export async function simulate(input: Scenario | string | object, options: Simul
           options.observer?.stepDone?.(report, checked);
         }
       }
+      await simulation.tearDown();
+      const exported = await tracing?.shutdown();
+      tracing = undefined;
       const partial = { ...head, steps, expectations };
       const failures = failuresOf(partial, scenario);
-      return { ...partial, ok: failures.length === 0, failures };
+      return { ...partial, ok: failures.length === 0, failures, ...(exported && { otlp: exported }) };
     } finally {
       await simulation.tearDown();
     }
   } finally {
+    await tracing?.shutdown();
     await rm(work, { recursive: true, force: true });
   }
 }
