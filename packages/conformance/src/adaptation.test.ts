@@ -31,6 +31,7 @@ import {
   step,
 } from "../fixtures/adaptation/harness.js";
 import { describeWithGo, goCommand } from "./go.js";
+import { TraceRecorder } from "../../ttrpc/src/testing/trace-recorder.js";
 
 let driverBin: string;
 let pluginBin: string;
@@ -152,6 +153,27 @@ async function both(scenario: Scenario, plugins: GoPlugin[], extra: Partial<RunO
   return { go: runs.go!, ours: runs.ours!, logs };
 }
 
+/**
+ * Runs the scenario through our adaptation with an OpenTelemetry SDK
+ * registered (so W3C trace context goes out in every request's metadata);
+ * resolves to the run, the plugins' logs and the spans.
+ */
+async function traced(scenario: Scenario, plugins: GoPlugin[]) {
+  const base = dir;
+  dir = join(base, "traced");
+  await mkdir(dir);
+  const recorder = await TraceRecorder.start();
+  try {
+    const run = await runOurs(scenario, { pluginBin, plugins, dir });
+    const logs: Record<string, unknown[]> = {};
+    for (const plugin of plugins) logs[`${plugin.index}-${plugin.name}`] = await logOf(plugin);
+    return { run, logs, spans: recorder.spans };
+  } finally {
+    await recorder.stop();
+    dir = base;
+  }
+}
+
 function expectSame(go: RunResult, ours: RunResult): void {
   expect(ours.results.map(readable)).toEqual(go.results.map(readable));
   expect(readableSync(ours)).toEqual(readableSync(go));
@@ -216,6 +238,41 @@ describeWithGo("@nri-ts/adaptation and the Go adaptation, same Go plugins", () =
       statusReason: "Completed",
       finishedAt: 1_767_225_900_000_000_000,
     });
+  });
+
+  test("with tracing on, W3C trace context in every request's metadata: the Go plugins get it and answer alike", async () => {
+    const scenario: Scenario = { pods: [pod0], containers: [running, exited], steps: lifecycle() };
+    const { go, logs } = await both(scenario, plugins);
+    const ours = await traced(scenario, plugins);
+    expectSame(go, ours.run);
+    // what the Go plugins logged, less the traceparent they got (the Go adaptation sends none)
+    const withoutTraceparent = (lines: unknown[]) =>
+      lines.map((line) => {
+        const { traceparent: _, ...rest } = line as Record<string, unknown>;
+        return rest;
+      });
+    expect(
+      Object.fromEntries(Object.entries(ours.logs).map(([name, lines]) => [name, withoutTraceparent(lines)])),
+    ).toEqual(logs.go);
+    expect(logs.go["60-logger"]!.some((line) => "traceparent" in (line as object))).toBe(false);
+
+    // each request (Configure is not traced) came with the context of the runtime's call to that plugin
+    const calls = new Map(
+      ours.spans
+        .filter((span) => span.kind === 2)
+        .map((span) => [`00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`, span]),
+    );
+    const loggerLines = ours.logs["60-logger"] as Array<{ event: string; traceparent?: string }>;
+    expect(loggerLines[0]).toEqual(expect.not.objectContaining({ traceparent: expect.anything() }));
+    for (const { event, traceparent } of loggerLines.slice(1)) {
+      const call = calls.get(traceparent ?? "");
+      expect(call?.attributes, `${event} with traceparent ${traceparent}`).toMatchObject({
+        "rpc.system": "ttrpc",
+        "rpc.method": event,
+        "nri.plugin.index": "60",
+        "nri.plugin.name": "logger",
+      });
+    }
   });
 
   test("the same Go plugins built on NRI v0.12.2 (no failure policy): the whole lifecycle alike", async () => {

@@ -33,6 +33,7 @@ import {
   type StubHostOptions,
   writeLauncher,
 } from "../fixtures/stub/harness.js";
+import type { FileSpan } from "../fixtures/stub/trace-to-file.js";
 import { describeWithGo, goCommand, type OlderNri, pinnedNriModule } from "./go.js";
 
 type Kind = "ts" | "go";
@@ -117,93 +118,121 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/**
+ * Our fixture plugin (annotating) under the Go adaptation through every
+ * event, with its unsolicited updates; every answer is checked. With
+ * `traceFile`, the plugin has an OpenTelemetry SDK registered and traces.
+ */
+async function everyEvent(traceFile?: string): Promise<void> {
+  const host = await startHost();
+  const record = join(dir, "record");
+  await host.call("state", { pods: [podJson], containers: [containerJson] });
+  await host.call("fail-updates", { ids: ["fail-me"] });
+  startPlugin("ts", { idx: "10", name: "ts", create: "annotate", record, ...(traceFile && { trace: traceFile }) });
+  await host.call("wait-sync", { count: 1 });
+  expect(host.events.filter((e) => e.event === "synced")).toEqual([
+    { event: "synced", updates: [] }, // Start: no pre-installed plugins
+    { event: "synced", updates: [] },
+  ]);
+
+  const replies: Record<string, unknown> = {};
+  for (const op of [
+    "RunPodSandbox",
+    "UpdatePodSandbox",
+    "PostUpdatePodSandbox",
+    "CreateContainer",
+    "PostCreateContainer",
+    "StartContainer",
+    "PostStartContainer",
+    "UpdateContainer",
+    "PostUpdateContainer",
+    "StopContainer",
+    "RemoveContainer",
+    "StopPodSandbox",
+    "RemovePodSandbox",
+  ]) {
+    replies[op] = await host.call(op, { request: requestFor(op) });
+  }
+
+  const created = CreateContainerResponse.fromJSON(replies.CreateContainer);
+  expect(created.adjust?.annotations).toEqual({ "nri-ts/seen-by": "ts" });
+  const updated = UpdateContainerResponse.fromJSON(replies.UpdateContainer);
+  expect(updated.update.map((u) => [u.containerId, u.linux?.resources?.cpu?.shares?.value])).toEqual([
+    ["ctr-1", 1024n],
+  ]);
+  const stopped = StopContainerResponse.fromJSON(replies.StopContainer);
+  expect(stopped.update.map((u) => [u.containerId, u.linux?.resources?.memory?.limit?.value])).toEqual([
+    ["c-other", 1n << 30n],
+  ]);
+
+  // StartContainer made the plugin push two updates; the runtime failed one
+  const pushed = await host.waitForEvent((e) => e.event === "update");
+  expect(pushed.updates?.map((u) => (u as { containerId: string }).containerId)).toEqual(["ctr-1", "fail-me"]);
+  await expect
+    .poll(async () => (await recorded(record)).find((r) => r.event === "UpdateContainersResult"))
+    .toEqual({ event: "UpdateContainersResult", failed: ["fail-me"] });
+
+  const calls = (await recorded(record)).filter((r) => r.event !== "UpdateContainersResult");
+  expect(calls[0]).toEqual({
+    event: "Configure",
+    config: "",
+    runtimeName: "stub-host",
+    runtimeVersion: "v0.0.0",
+    // The Go adaptation reports the NRI module it was built with.
+    runtimeNriVersion: (await pinnedNriModule()).split(" ")[1],
+    registrationTimeoutMs: 60_000,
+    requestTimeoutMs: 60_000,
+  });
+  expect(calls[1]).toEqual({ event: "Synchronize", pods: ["pod-1"], containers: ["ctr-1"] });
+  expect(calls.slice(2).map((r) => r.event)).toEqual([
+    "RunPodSandbox",
+    "UpdatePodSandbox",
+    "PostUpdatePodSandbox",
+    "CreateContainer",
+    "ValidateContainerAdjustment",
+    "PostCreateContainer",
+    "StartContainer",
+    "PostStartContainer",
+    "UpdateContainer",
+    "PostUpdateContainer",
+    "StopContainer",
+    "RemoveContainer",
+    "StopPodSandbox",
+    "RemovePodSandbox",
+  ]);
+  expect(calls.find((r) => r.event === "UpdateContainer")).toMatchObject({
+    container: "ctr-1",
+    memory: "1073741824",
+  });
+  expect(calls.find((r) => r.event === "ValidateContainerAdjustment")).toEqual({
+    event: "ValidateContainerAdjustment",
+    container: "ctr-1",
+    plugins: [{ name: "ts", index: "10" }],
+  });
+}
+
 describeWithGo("@nri-ts/stub hosted by the Go adaptation", () => {
   it("an external plugin gets every event, and its answers arrive as the Go side expects", async () => {
-    const host = await startHost();
-    const record = join(dir, "record");
-    await host.call("state", { pods: [podJson], containers: [containerJson] });
-    await host.call("fail-updates", { ids: ["fail-me"] });
-    startPlugin("ts", { idx: "10", name: "ts", create: "annotate", record });
-    await host.call("wait-sync", { count: 1 });
-    expect(host.events.filter((e) => e.event === "synced")).toEqual([
-      { event: "synced", updates: [] }, // Start: no pre-installed plugins
-      { event: "synced", updates: [] },
-    ]);
+    await everyEvent();
+  });
 
-    const replies: Record<string, unknown> = {};
-    for (const op of [
-      "RunPodSandbox",
-      "UpdatePodSandbox",
-      "PostUpdatePodSandbox",
-      "CreateContainer",
-      "PostCreateContainer",
-      "StartContainer",
-      "PostStartContainer",
-      "UpdateContainer",
-      "PostUpdateContainer",
-      "StopContainer",
-      "RemoveContainer",
-      "StopPodSandbox",
-      "RemovePodSandbox",
-    ]) {
-      replies[op] = await host.call(op, { request: requestFor(op) });
-    }
-
-    const created = CreateContainerResponse.fromJSON(replies.CreateContainer);
-    expect(created.adjust?.annotations).toEqual({ "nri-ts/seen-by": "ts" });
-    const updated = UpdateContainerResponse.fromJSON(replies.UpdateContainer);
-    expect(updated.update.map((u) => [u.containerId, u.linux?.resources?.cpu?.shares?.value])).toEqual([
-      ["ctr-1", 1024n],
-    ]);
-    const stopped = StopContainerResponse.fromJSON(replies.StopContainer);
-    expect(stopped.update.map((u) => [u.containerId, u.linux?.resources?.memory?.limit?.value])).toEqual([
-      ["c-other", 1n << 30n],
-    ]);
-
-    // StartContainer made the plugin push two updates; the runtime failed one
-    const pushed = await host.waitForEvent((e) => e.event === "update");
-    expect(pushed.updates?.map((u) => (u as { containerId: string }).containerId)).toEqual(["ctr-1", "fail-me"]);
-    await expect
-      .poll(async () => (await recorded(record)).find((r) => r.event === "UpdateContainersResult"))
-      .toEqual({ event: "UpdateContainersResult", failed: ["fail-me"] });
-
-    const calls = (await recorded(record)).filter((r) => r.event !== "UpdateContainersResult");
-    expect(calls[0]).toEqual({
-      event: "Configure",
-      config: "",
-      runtimeName: "stub-host",
-      runtimeVersion: "v0.0.0",
-      // The Go adaptation reports the NRI module it was built with.
-      runtimeNriVersion: (await pinnedNriModule()).split(" ")[1],
-      registrationTimeoutMs: 60_000,
-      requestTimeoutMs: 60_000,
-    });
-    expect(calls[1]).toEqual({ event: "Synchronize", pods: ["pod-1"], containers: ["ctr-1"] });
-    expect(calls.slice(2).map((r) => r.event)).toEqual([
-      "RunPodSandbox",
-      "UpdatePodSandbox",
-      "PostUpdatePodSandbox",
-      "CreateContainer",
-      "ValidateContainerAdjustment",
-      "PostCreateContainer",
-      "StartContainer",
-      "PostStartContainer",
-      "UpdateContainer",
-      "PostUpdateContainer",
-      "StopContainer",
-      "RemoveContainer",
-      "StopPodSandbox",
-      "RemovePodSandbox",
-    ]);
-    expect(calls.find((r) => r.event === "UpdateContainer")).toMatchObject({
-      container: "ctr-1",
-      memory: "1073741824",
-    });
-    expect(calls.find((r) => r.event === "ValidateContainerAdjustment")).toEqual({
-      event: "ValidateContainerAdjustment",
-      container: "ctr-1",
-      plugins: [{ name: "ts", index: "10" }],
-    });
+  it("a traced plugin (an SDK registered) gets and answers the same, its spans roots: the Go adaptation sends no context", async () => {
+    const file = join(dir, "spans");
+    await everyEvent(file);
+    const spans = (await readFile(file, "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as FileSpan);
+    const served = spans.filter((span) => span.kind === 1);
+    expect(served.map((span) => span.attributes["rpc.method"])).toEqual(
+      (await recorded(join(dir, "record"))).filter((r) => r.event !== "UpdateContainersResult").map((r) => r.event),
+    );
+    expect(served.every((span) => span.parentSpanId === null && span.status.code === 0)).toBe(true);
+    expect(new Set(served.map((span) => span.traceId)).size).toBe(served.length);
+    // its unsolicited updates went out with trace context, which the Go runtime took without a word
+    const [update] = spans.filter((span) => span.kind === 2);
+    expect(update).toMatchObject({ name: "nri.pkg.api.v1alpha1.Runtime/UpdateContainers", status: { code: 0 } });
+    expect(update.parentSpanId).toBe(served.find((span) => span.attributes["rpc.method"] === "StartContainer")?.spanId);
   });
 
   it("a plugin gets only the events its configure narrowed the subscription to", async () => {

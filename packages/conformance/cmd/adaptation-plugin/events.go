@@ -9,7 +9,7 @@ import (
 )
 
 // Synchronize remembers the containers (for the updater) and logs them.
-func (p *plugin) Synchronize(_ context.Context, pods []*api.PodSandbox, ctrs []*api.Container) ([]*api.ContainerUpdate, error) {
+func (p *plugin) Synchronize(ctx context.Context, pods []*api.PodSandbox, ctrs []*api.Container) ([]*api.ContainerUpdate, error) {
 	ids := make([]string, 0, len(ctrs))
 	for _, c := range ctrs {
 		ids = append(ids, c.GetId())
@@ -18,7 +18,7 @@ func (p *plugin) Synchronize(_ context.Context, pods []*api.PodSandbox, ctrs []*
 	p.mu.Lock()
 	p.known = append(p.known, ids...)
 	p.mu.Unlock()
-	p.event("Synchronize", map[string]any{"pods": len(pods), "containers": ids})
+	p.event(ctx, "Synchronize", map[string]any{"pods": len(pods), "containers": ids})
 	if !p.modes["updater"] || len(ids) == 0 {
 		return nil, nil
 	}
@@ -28,37 +28,37 @@ func (p *plugin) Synchronize(_ context.Context, pods []*api.PodSandbox, ctrs []*
 	return []*api.ContainerUpdate{u}, nil
 }
 
-func (p *plugin) Shutdown(context.Context) {
-	p.event("Shutdown", nil)
+func (p *plugin) Shutdown(ctx context.Context) {
+	p.event(ctx, "Shutdown", nil)
 }
 
-func (p *plugin) RunPodSandbox(_ context.Context, pod *api.PodSandbox) error {
-	p.event("RunPodSandbox", podFields(pod))
+func (p *plugin) RunPodSandbox(ctx context.Context, pod *api.PodSandbox) error {
+	p.event(ctx, "RunPodSandbox", podFields(pod))
 	return nil
 }
 
-func (p *plugin) UpdatePodSandbox(_ context.Context, pod *api.PodSandbox, _, _ *api.LinuxResources) error {
-	p.event("UpdatePodSandbox", podFields(pod))
+func (p *plugin) UpdatePodSandbox(ctx context.Context, pod *api.PodSandbox, _, _ *api.LinuxResources) error {
+	p.event(ctx, "UpdatePodSandbox", podFields(pod))
 	return nil
 }
 
-func (p *plugin) PostUpdatePodSandbox(_ context.Context, pod *api.PodSandbox) error {
-	p.event("PostUpdatePodSandbox", podFields(pod))
+func (p *plugin) PostUpdatePodSandbox(ctx context.Context, pod *api.PodSandbox) error {
+	p.event(ctx, "PostUpdatePodSandbox", podFields(pod))
 	return nil
 }
 
-func (p *plugin) StopPodSandbox(_ context.Context, pod *api.PodSandbox) error {
-	p.event("StopPodSandbox", podFields(pod))
+func (p *plugin) StopPodSandbox(ctx context.Context, pod *api.PodSandbox) error {
+	p.event(ctx, "StopPodSandbox", podFields(pod))
 	return nil
 }
 
-func (p *plugin) RemovePodSandbox(_ context.Context, pod *api.PodSandbox) error {
-	p.event("RemovePodSandbox", podFields(pod))
+func (p *plugin) RemovePodSandbox(ctx context.Context, pod *api.PodSandbox) error {
+	p.event(ctx, "RemovePodSandbox", podFields(pod))
 	return nil
 }
 
-func (p *plugin) CreateContainer(_ context.Context, pod *api.PodSandbox, ctr *api.Container) (*api.ContainerAdjustment, []*api.ContainerUpdate, error) {
-	p.event("CreateContainer", containerFields(pod, ctr))
+func (p *plugin) CreateContainer(ctx context.Context, pod *api.PodSandbox, ctr *api.Container) (*api.ContainerAdjustment, []*api.ContainerUpdate, error) {
+	p.event(ctx, "CreateContainer", containerFields(pod, ctr))
 	adjust := &api.ContainerAdjustment{}
 	if p.modes["device-injector"] {
 		if err := injectDevices(pod, ctr, adjust); err != nil {
@@ -110,23 +110,23 @@ func (p *plugin) updateOthers(except string, shares uint64) []*api.ContainerUpda
 	return updates
 }
 
-func (p *plugin) PostCreateContainer(_ context.Context, pod *api.PodSandbox, ctr *api.Container) error {
-	p.event("PostCreateContainer", containerFields(pod, ctr))
+func (p *plugin) PostCreateContainer(ctx context.Context, pod *api.PodSandbox, ctr *api.Container) error {
+	p.event(ctx, "PostCreateContainer", containerFields(pod, ctr))
 	return nil
 }
 
-func (p *plugin) StartContainer(_ context.Context, pod *api.PodSandbox, ctr *api.Container) error {
-	p.event("StartContainer", containerFields(pod, ctr))
+func (p *plugin) StartContainer(ctx context.Context, pod *api.PodSandbox, ctr *api.Container) error {
+	p.event(ctx, "StartContainer", containerFields(pod, ctr))
 	return nil
 }
 
-func (p *plugin) PostStartContainer(_ context.Context, pod *api.PodSandbox, ctr *api.Container) error {
-	p.event("PostStartContainer", containerFields(pod, ctr))
+func (p *plugin) PostStartContainer(ctx context.Context, pod *api.PodSandbox, ctr *api.Container) error {
+	p.event(ctx, "PostStartContainer", containerFields(pod, ctr))
 	return nil
 }
 
-func (p *plugin) UpdateContainer(_ context.Context, pod *api.PodSandbox, ctr *api.Container, res *api.LinuxResources) ([]*api.ContainerUpdate, error) {
-	p.event("UpdateContainer", containerFields(pod, ctr))
+func (p *plugin) UpdateContainer(ctx context.Context, pod *api.PodSandbox, ctr *api.Container, res *api.LinuxResources) ([]*api.ContainerUpdate, error) {
+	p.event(ctx, "UpdateContainer", containerFields(pod, ctr))
 	if !p.modes["updater"] {
 		return nil, nil
 	}
@@ -139,30 +139,30 @@ func (p *plugin) UpdateContainer(_ context.Context, pod *api.PodSandbox, ctr *ap
 	return []*api.ContainerUpdate{u}, nil
 }
 
-func (p *plugin) PostUpdateContainer(_ context.Context, pod *api.PodSandbox, ctr *api.Container) error {
-	p.event("PostUpdateContainer", containerFields(pod, ctr))
+func (p *plugin) PostUpdateContainer(ctx context.Context, pod *api.PodSandbox, ctr *api.Container) error {
+	p.event(ctx, "PostUpdateContainer", containerFields(pod, ctr))
 	return nil
 }
 
-func (p *plugin) StopContainer(_ context.Context, pod *api.PodSandbox, ctr *api.Container) ([]*api.ContainerUpdate, error) {
-	p.event("StopContainer", containerFields(pod, ctr))
+func (p *plugin) StopContainer(ctx context.Context, pod *api.PodSandbox, ctr *api.Container) ([]*api.ContainerUpdate, error) {
+	p.event(ctx, "StopContainer", containerFields(pod, ctr))
 	if !p.modes["updater"] {
 		return nil, nil
 	}
 	return p.updateOthers(ctr.GetId(), 300), nil
 }
 
-func (p *plugin) RemoveContainer(_ context.Context, pod *api.PodSandbox, ctr *api.Container) error {
-	p.event("RemoveContainer", containerFields(pod, ctr))
+func (p *plugin) RemoveContainer(ctx context.Context, pod *api.PodSandbox, ctr *api.Container) error {
+	p.event(ctx, "RemoveContainer", containerFields(pod, ctr))
 	return nil
 }
 
-func (p *plugin) ValidateContainerAdjustment(_ context.Context, req *api.ValidateContainerAdjustmentRequest) error {
+func (p *plugin) ValidateContainerAdjustment(ctx context.Context, req *api.ValidateContainerAdjustmentRequest) error {
 	plugins := make([]string, 0, len(req.GetPlugins()))
 	for _, pi := range req.GetPlugins() {
 		plugins = append(plugins, pi.GetIndex()+"-"+pi.GetName())
 	}
-	p.event("ValidateContainerAdjustment", map[string]any{"container": req.GetContainer().GetId(), "plugins": plugins})
+	p.event(ctx, "ValidateContainerAdjustment", map[string]any{"container": req.GetContainer().GetId(), "plugins": plugins})
 	if !p.modes["validator"] {
 		return nil
 	}

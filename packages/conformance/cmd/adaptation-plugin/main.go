@@ -6,7 +6,8 @@
 // The upstream sample plugins are programs of their own modules, not
 // importable packages, so their behaviour is written again here, in modes:
 //
-//	logger           every event, written as a JSON line (to -log, else stdout)
+//	logger           every event, written as a JSON line (to -log, else stdout),
+//	                 with the traceparent of its ttrpc metadata when it has one
 //	noop             subscribes to CreateContainer and asks for nothing
 //	device-injector  devices and mounts from the pod annotations
 //	                 devices.noderesource.dev/container.<name> and
@@ -39,6 +40,7 @@ import (
 
 	"github.com/containerd/nri/pkg/api"
 	"github.com/containerd/nri/pkg/stub"
+	"github.com/containerd/ttrpc"
 )
 
 type plugin struct {
@@ -125,7 +127,7 @@ func (p *plugin) openLog(path string) {
 }
 
 // Configure subscribes to what the modes need.
-func (p *plugin) Configure(_ context.Context, config, runtime, version string) (stub.EventMask, error) {
+func (p *plugin) Configure(ctx context.Context, config, runtime, version string) (stub.EventMask, error) {
 	if config != "" {
 		var cfg struct {
 			Log string `json:"log"`
@@ -137,7 +139,7 @@ func (p *plugin) Configure(_ context.Context, config, runtime, version string) (
 			p.openLog(cfg.Log)
 		}
 	}
-	p.event("Configure", map[string]any{"runtime": runtime, "version": version})
+	p.event(ctx, "Configure", map[string]any{"runtime": runtime, "version": version})
 
 	var mask api.EventMask
 	if p.modes["logger"] {
@@ -156,7 +158,10 @@ func (p *plugin) Configure(_ context.Context, config, runtime, version string) (
 }
 
 // event writes one JSON line for the logger.
-func (p *plugin) event(name string, fields map[string]any) {
+// event logs a request: its name, its fields, and the W3C traceparent of
+// its ttrpc metadata when the runtime sent one (our traced adaptation does;
+// the Go adaptation does not), so that a test sees what arrived.
+func (p *plugin) event(ctx context.Context, name string, fields map[string]any) {
 	if !p.modes["logger"] {
 		return
 	}
@@ -170,6 +175,9 @@ func (p *plugin) event(name string, fields map[string]any) {
 		p.encoder = json.NewEncoder(out)
 	}
 	line := map[string]any{"plugin": p.idx + "-" + p.name, "event": name}
+	if traceparent, ok := ttrpc.GetMetadataValue(ctx, "traceparent"); ok {
+		line["traceparent"] = traceparent
+	}
 	for k, v := range fields {
 		line[k] = v
 	}
