@@ -6,6 +6,7 @@ import { plainStyle } from "./style.js";
 function span(name: string, fields: Partial<TraceSpan> = {}): TraceSpan {
   return {
     name,
+    spanId: "00f067aa0ba902b7",
     service: "nri-sim",
     kind: "internal",
     startMs: 0,

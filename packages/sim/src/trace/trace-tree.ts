@@ -10,6 +10,8 @@ import type { ReadableSpan } from "@opentelemetry/sdk-trace";
 /** One span of a step's trace. */
 export interface TraceSpan {
   name: string;
+  /** Its id (16 hex digits), as a collector shows it. */
+  spanId: string;
   /** The service that made it: `nri-sim`, or a plugin (`10-logger`) for spans of its own process. */
   service: string;
   /** `internal`, `server`, `client`, `producer` or `consumer`. */
@@ -66,6 +68,7 @@ export function traceTree(
   for (const span of sorted) {
     nodes.set(span.spanContext().spanId, {
       name: span.name,
+      spanId: span.spanContext().spanId,
       service: String(span.resource.attributes["service.name"] ?? ""),
       kind: KINDS[span.kind] ?? String(span.kind),
       startMs: round(ms(span.startTime) - origin),
