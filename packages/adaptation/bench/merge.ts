@@ -31,6 +31,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { CreateContainerRequest, CreateContainerResponse } from "@nri-ts/api";
 import { type BenchResult, recordResults, result, smoke } from "@nri-ts/bench";
+import { registerTracing } from "@nri-ts/bench/tracing-sdk";
 import { Adaptation, type BuiltinPlugin, CreateContainerResult } from "../src/index.js";
 
 const run = promisify(execFile);
@@ -146,8 +147,13 @@ async function timeEngine(c: Case): Promise<Timing> {
   return { ...(await timeCalls(c.calls, once)), error };
 }
 
-/** Our Adaptation, hosting the plugins in-process. */
-async function timeAdaptation(c: Case, emptyDir: string): Promise<Timing> {
+/**
+ * Our Adaptation, hosting the plugins in-process; `traced`: with an
+ * OpenTelemetry SDK registered (spans batched and dropped), so that every
+ * request and plugin call makes a span.
+ */
+async function timeAdaptation(c: Case, emptyDir: string, traced = false): Promise<Timing> {
+  const tracing = traced ? registerTracing() : undefined;
   const builtinPlugins: BuiltinPlugin[] = c.plugins.map((plugin) => ({
     index: plugin.index,
     name: plugin.name,
@@ -179,6 +185,7 @@ async function timeAdaptation(c: Case, emptyDir: string): Promise<Timing> {
     return { ...(await timeCalls(c.calls, once)), error };
   } finally {
     await adaptation.stop();
+    await tracing?.stop();
   }
 }
 
@@ -219,23 +226,27 @@ const ratio = (ours: number | undefined, go: number | undefined) =>
 interface Row {
   answers: Answers;
   plugins: number;
-  sides: [engine: Timing[], adaptation: Timing[], go: Timing[]];
+  sides: [engine: Timing[], adaptation: Timing[], go: Timing[], traced: Timing[]];
 }
 
 function printTable(title: string, rows: Row[], measure: Measure): void {
   console.log(`\n${title}`);
-  console.log("| plugins answer | plugins | engine | Adaptation | Go adaptation | engine / Go | Adaptation / Go |");
-  console.log("|---|--:|--:|--:|--:|--:|--:|");
+  console.log(
+    "| plugins answer | plugins | engine | Adaptation | Go adaptation | engine / Go | Adaptation / Go | Adaptation traced | traced / untraced |",
+  );
+  console.log("|---|--:|--:|--:|--:|--:|--:|--:|--:|");
   for (const { answers, plugins, sides } of rows) {
-    const [e, a, g] = sides.map((timings) => fastest(timings, measure));
-    console.log(`| ${answers} | ${plugins} | ${us(e)} | ${us(a)} | ${us(g)} | ${ratio(e, g)} | ${ratio(a, g)} |`);
+    const [e, a, g, t] = sides.map((timings) => fastest(timings, measure));
+    console.log(
+      `| ${answers} | ${plugins} | ${us(e)} | ${us(a)} | ${us(g)} | ${ratio(e, g)} | ${ratio(a, g)} | ${us(t)} | ${ratio(t, a)} |`,
+    );
   }
 }
 
 /** The figures for BENCHMARKS.md: CPU time, as the tables' second one. */
 function benchResults(rows: Row[]): BenchResult[] {
   const note = `process CPU per call, fastest of ${ROUNDS} rounds, no validators`;
-  const cpu = (row: Row | undefined, side: 1 | 2) => (row ? fastest(row.sides[side], "cpuNsPerOp") : undefined);
+  const cpu = (row: Row | undefined, side: 1 | 2 | 3) => (row ? fastest(row.sides[side], "cpuNsPerOp") : undefined);
   const results = rows.map((row) =>
     result({
       group: "adaptation, builtin plugins",
@@ -264,6 +275,21 @@ function benchResults(rows: Row[]): BenchResult[] {
       note: `(10 no-op plugins − 1) / 9; ${note}`,
     }),
   );
+  // What tracing costs, an OpenTelemetry SDK registered: a span per request and per plugin call.
+  for (const row of rows.filter((r) => r.answers === "no-op")) {
+    const [traced, untraced] = [cpu(row, 3), cpu(row, 1)];
+    results.push(
+      result({
+        group: "adaptation, builtin plugins",
+        what: `CreateContainer, ${row.plugins} no-op plugin${row.plugins === 1 ? "" : "s"}, traced (an SDK registered)`,
+        ours: traced!,
+        go: cpu(row, 2) ?? null,
+        unit: "µs",
+        target: null,
+        note: `${row.plugins + 1} spans per call (the request's, one per plugin call), batched and dropped; untraced ${us(untraced)} µs, so tracing adds ${us(traced! - untraced!)} µs a call; ${note}`,
+      }),
+    );
+  }
   return results;
 }
 
@@ -280,15 +306,17 @@ async function main(): Promise<void> {
         const engine: Timing[] = [];
         const adaptation: Timing[] = [];
         const go: Timing[] = [];
+        const traced: Timing[] = [];
         for (let round = 0; round < ROUNDS; round++) {
           engine.push(await timeEngine(c));
           adaptation.push(await timeAdaptation(c, noPlugins));
           if (goBinary) go.push(await timeGo(c, goBinary));
+          traced.push(await timeAdaptation(c, noPlugins, true));
         }
         // All sides must have decided alike, or the figures compare different work.
-        const errors = new Set([...engine, ...adaptation, ...go].map((t) => t.error ?? "ok"));
+        const errors = new Set([...engine, ...adaptation, ...go, ...traced].map((t) => t.error ?? "ok"));
         if (errors.size > 1) console.log(`note: the sides disagree on ${answers}/${n}: ${[...errors].join(" | ")}`);
-        rows.push({ answers, plugins: n, sides: [engine, adaptation, go] });
+        rows.push({ answers, plugins: n, sides: [engine, adaptation, go, traced] });
       }
     }
     const when = `fastest of ${ROUNDS} rounds, no validators`;

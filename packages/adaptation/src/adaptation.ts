@@ -53,6 +53,7 @@ import { firstValidationError } from "./validation/validation.js";
 import { isWasm } from "./transport/wasm/wasm-module.js";
 import { errorText } from "./error-text.js";
 import { RequestTrace, type TracedRequest } from "./tracing.js";
+import { loadOpenTelemetry } from "@nri-ts/ttrpc/tracing";
 
 /** How long a failed launched plugin's stderr may take to arrive before the failure is logged. */
 const STDERR_GRACE_MS = 1000;
@@ -341,6 +342,8 @@ export class Adaptation {
       if (this.#state !== "new") throw new AdaptationError("NRI adaptation already started");
       this.#state = "started";
       this.#logger.info("runtime interface starting up");
+      // requests are traced from the first on if an OpenTelemetry SDK is registered
+      await loadOpenTelemetry();
       await this.#startPlugins();
       if (this.#listen) await this.#startListener();
       else this.#logger.info("connection from external plugins disabled");
