@@ -65,6 +65,7 @@ export type {
 export { type SetupReport, type SimObserver, simulate, type SimulateOptions } from "./run/simulate.js";
 export { colorWanted, makeStyle, type Style } from "./report/style.js";
 export { renderTrace } from "./report/render-trace.js";
+export { SdkRegisteredError } from "./trace/sdk-registered-error.js";
 export type { ExportSummary } from "./trace/sim-tracing.js";
 export type { TraceReport, TraceSpan } from "./trace/trace-tree.js";
 export type { ScenarioIssue } from "./scenario/yaml-value.js";

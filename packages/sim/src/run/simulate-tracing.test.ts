@@ -7,7 +7,7 @@ import type { Plugin } from "@nri-ts/stub";
 import { afterEach, describe, expect, it } from "vitest";
 import { renderStep } from "../report/render-text.js";
 import type { StepReport } from "../report/report.js";
-import { SdkRegisteredError } from "../trace/sdk.js";
+import { SdkRegisteredError } from "../trace/sdk-registered-error.js";
 import type { TraceSpan } from "../trace/trace-tree.js";
 import { simulate } from "./simulate.js";
 

@@ -12,6 +12,7 @@ import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { type SpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import { loadOpenTelemetry } from "@nri-ts/ttrpc/tracing";
+import { SdkRegisteredError } from "./sdk-registered-error.js";
 
 /** An SDK registered by {@link registerSdk}. */
 export interface RegisteredSdk {
@@ -21,11 +22,6 @@ export interface RegisteredSdk {
    * sim-tracing.ts).
    */
   shutdown(): Promise<void>;
-}
-
-/** The SDK was asked for while another is registered (e.g. a test's, around `simulate()`). */
-export class SdkRegisteredError extends Error {
-  override readonly name = "SdkRegisteredError";
 }
 
 /**
