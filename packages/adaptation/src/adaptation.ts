@@ -27,6 +27,7 @@ import {
   type StopContainerRequest,
   type StopContainerResponse,
   type StopPodSandboxRequest,
+  type TracedRequest,
   type UpdateContainerRequest,
   type UpdatePodSandboxRequest,
   type UpdatePodSandboxResponse,
@@ -52,7 +53,7 @@ import {
 import { firstValidationError } from "./validation/validation.js";
 import { isWasm } from "./transport/wasm/wasm-module.js";
 import { errorText } from "./error-text.js";
-import { RequestTrace, type TracedRequest } from "./tracing.js";
+import { RequestTrace } from "./tracing.js";
 import { loadOpenTelemetry } from "@nri-ts/ttrpc/tracing";
 
 /** How long a failed launched plugin's stderr may take to arrive before the failure is logged. */

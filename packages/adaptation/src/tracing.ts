@@ -15,6 +15,7 @@ import {
   RuntimeDefinition,
   TraceAttribute,
   type TracedAnswer,
+  type TracedRequest,
   traceAttributes,
 } from "@nri-ts/api";
 import {
@@ -43,21 +44,6 @@ export interface TracedPlugin {
   readonly name: string;
   /** `launched`, `external`, `builtin` or `wasm`: only the first two are called over ttrpc. */
   readonly kind: string;
-}
-
-/** What a request is about: its pod and container, or what a Synchronize carries. */
-export interface TracedRequest {
-  pod?: Parameters<typeof traceAttributes>[0]["pod"];
-  container?: Parameters<typeof traceAttributes>[0]["container"];
-  pods?: readonly unknown[];
-  containers?: readonly unknown[];
-}
-
-function requestAttributes(request: TracedRequest): Attributes {
-  const attributes: Attributes = traceAttributes(request);
-  if (request.pods !== undefined) attributes[TraceAttribute.pods] = request.pods.length;
-  if (request.containers !== undefined) attributes[TraceAttribute.containers] = request.containers.length;
-  return attributes;
 }
 
 function pluginAttributes(plugin: TracedPlugin): Attributes {
@@ -95,7 +81,7 @@ export class RequestTrace {
     const parent = otel.context.active();
     this.#span = otel.trace
       .getTracer(TRACER)
-      .startSpan(`nri.${operation}`, { kind: otel.SpanKind.INTERNAL, attributes: requestAttributes(request) }, parent);
+      .startSpan(`nri.${operation}`, { kind: otel.SpanKind.INTERNAL, attributes: traceAttributes(request) }, parent);
     this.#context = otel.trace.setSpan(parent, this.#span);
   }
 

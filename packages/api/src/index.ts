@@ -72,7 +72,13 @@ export {
   runDurationNs,
   sinceExitNs,
 } from "./status.js";
-export { answerAttributes, TraceAttribute, type TracedAnswer, traceAttributes } from "./trace-attributes.js";
+export {
+  answerAttributes,
+  TraceAttribute,
+  type TracedAnswer,
+  type TracedRequest,
+  traceAttributes,
+} from "./trace-attributes.js";
 export { UpdateBuilder } from "./update.js";
 export {
   DEVEL_NRI_VERSION,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Container, PodSandbox } from "./gen/nri/pkg/api/v1alpha1/api.js";
+import { Container, CreateContainerRequest, PodSandbox, SynchronizeRequest } from "./gen/nri/pkg/api/v1alpha1/api.js";
 import { answerAttributes, traceAttributes } from "./trace-attributes.js";
 
 describe("traceAttributes", () => {
@@ -18,6 +18,28 @@ describe("traceAttributes", () => {
   it("leaves out what the request does not say", () => {
     expect(traceAttributes({})).toEqual({});
     expect(traceAttributes({ pod: PodSandbox.fromPartial({ name: "web" }) })).toEqual({ "k8s.pod.name": "web" });
+    // a request without pod or container, as a message decoded from the wire has it
+    expect(traceAttributes(CreateContainerRequest.fromPartial({}))).toEqual({});
+  });
+
+  it("counts the pods and containers of a Synchronize, none included", () => {
+    const pods = [PodSandbox.fromPartial({ id: "a" }), PodSandbox.fromPartial({ id: "b" })];
+    const containers = [Container.fromPartial({ id: "c", podSandboxId: "a" })];
+    expect(traceAttributes(SynchronizeRequest.fromPartial({ pods, containers }))).toEqual({
+      "nri.pods": 2,
+      "nri.containers": 1,
+    });
+    expect(traceAttributes(SynchronizeRequest.fromPartial({}))).toEqual({ "nri.pods": 0, "nri.containers": 0 });
+  });
+
+  it("names a request's pod and container beside what it counts", () => {
+    const pod = PodSandbox.fromPartial({ name: "web" });
+    const container = Container.fromPartial({ id: "c0ffee" });
+    expect(traceAttributes({ pod, container, containers: [container] })).toEqual({
+      "k8s.pod.name": "web",
+      "container.id": "c0ffee",
+      "nri.containers": 1,
+    });
   });
 });
 

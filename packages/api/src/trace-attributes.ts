@@ -49,20 +49,35 @@ export const TraceAttribute = {
   containers: "nri.containers",
 } as const;
 
+/** What a request tells tracing about itself: the pod and container it is about, or what a Synchronize carries. */
+export interface TracedRequest {
+  pod?: PodSandbox | undefined;
+  container?: Container | undefined;
+  /** A Synchronize's pods: only their number is read. */
+  pods?: readonly unknown[] | undefined;
+  /** A Synchronize's containers: only their number is read. */
+  containers?: readonly unknown[] | undefined;
+}
+
 /**
- * The attributes OpenTelemetry's semantic conventions give the pod and
- * container a request is about: `k8s.pod.name`, `k8s.pod.uid`,
- * `k8s.namespace.name`, `k8s.container.name` and `container.id`, each only
- * when set.
+ * The attributes of a request (any Plugin method's, e.g. a
+ * CreateContainerRequest or a SynchronizeRequest): those OpenTelemetry's
+ * semantic conventions give the pod and container it is about
+ * (`k8s.pod.name`, `k8s.pod.uid`, `k8s.namespace.name`,
+ * `k8s.container.name` and `container.id`), and how many pods and
+ * containers a Synchronize carries (`nri.pods`, `nri.containers`), each
+ * only when set.
  */
-export function traceAttributes(request: { pod?: PodSandbox; container?: Container }): Record<string, string> {
-  const attributes: Record<string, string> = {};
-  const { pod, container } = request;
+export function traceAttributes(request: TracedRequest): Record<string, string | number> {
+  const attributes: Record<string, string | number> = {};
+  const { pod, container, pods, containers } = request;
   if (pod?.name) attributes["k8s.pod.name"] = pod.name;
   if (pod?.uid) attributes["k8s.pod.uid"] = pod.uid;
   if (pod?.namespace) attributes["k8s.namespace.name"] = pod.namespace;
   if (container?.name) attributes["k8s.container.name"] = container.name;
   if (container?.id) attributes["container.id"] = container.id;
+  if (pods !== undefined) attributes[TraceAttribute.pods] = pods.length;
+  if (containers !== undefined) attributes[TraceAttribute.containers] = containers.length;
   return attributes;
 }
 

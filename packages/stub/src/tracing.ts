@@ -14,6 +14,7 @@ import {
   RuntimeDefinition,
   TraceAttribute,
   type TracedAnswer,
+  type TracedRequest,
   traceAttributes,
 } from "@nri-ts/api";
 import type { ServiceImplementation } from "@nri-ts/ttrpc";
@@ -35,21 +36,6 @@ const TRACER = "@nri-ts/stub";
 
 type Method = (request: unknown, call: CallContext) => Promise<unknown>;
 type Attributes = Record<string, string | number | boolean>;
-
-/** What a request tells about itself: its pod and container, or how much a Synchronize carries. */
-interface TracedRequest {
-  pod?: Parameters<typeof traceAttributes>[0]["pod"];
-  container?: Parameters<typeof traceAttributes>[0]["container"];
-  pods?: readonly unknown[];
-  containers?: readonly unknown[];
-}
-
-function requestAttributes(request: TracedRequest): Attributes {
-  const attributes: Attributes = traceAttributes(request);
-  if (request.pods !== undefined) attributes[TraceAttribute.pods] = request.pods.length;
-  if (request.containers !== undefined) attributes[TraceAttribute.containers] = request.containers.length;
-  return attributes;
-}
 
 /**
  * The Plugin service with a span around each method while tracing is on;
@@ -88,7 +74,7 @@ async function traceCall(
     method.name,
     {
       kind: otel.SpanKind.SERVER,
-      attributes: { ...method.attributes, ...requestAttributes(request as TracedRequest) },
+      attributes: { ...method.attributes, ...traceAttributes(request as TracedRequest) },
     },
     parent,
   );
