@@ -51,6 +51,11 @@ const RECORDED: [string, unknown][] = [
   ["- type: a\n  soft: 1\n---\n- x", one("a", 0n, 1n)],
   ["- &a {type: nofile, hard: 3}\n- *a", [...one("nofile", 3n), ...one("nofile", 3n)]],
   ["- <<: {type: nofile}\n  hard: 3", one("nofile", 3n)],
+  ["- <<:", "error converting YAML to JSON: yaml: map merge requires map or sequence of maps as the value"],
+  [
+    "- <<: [{type: a}, ~]",
+    "error converting YAML to JSON: yaml: map merge requires map or sequence of maps as the value",
+  ],
   ["- {type: nofile, soft: -1}", `${json} number -1 into Go struct field ulimit.soft of type uint64`],
   ["- {type: nofile, soft: -1, hard: -2}", `${json} number -2 into Go struct field ulimit.hard of type uint64`],
   ["- {type: nofile, soft: 1.5}", `${json} number 1.5 into Go struct field ulimit.soft of type uint64`],
@@ -172,8 +177,17 @@ describe("decodeSigsYaml into the ulimit list", () => {
 
   it("gives a SigsYamlError or a value for any input, never another failure", () => {
     const yamlish = fc.stringMatching(/^[-:{}[\]&*!<>|"'#,.~ \n\ta-z0-9_+]{0,40}$/);
+    // YAML's own tokens, so that merges, anchors and empty values meet (`<<:` with no value crashed once)
+    const tokens = fc
+      .array(
+        fc.constantFrom("<<", ":", ": ", " ", "\n", "\n  ", "- ", "[", "]", "{", "}", ", ", "~", "&a ", "*a", "a", "1"),
+        {
+          maxLength: 24,
+        },
+      )
+      .map((parts) => parts.join(""));
     fc.assert(
-      fc.property(fc.oneof(fc.string(), yamlish), (text) => {
+      fc.property(fc.oneof(fc.string(), yamlish, tokens), (text) => {
         try {
           decode(text);
         } catch (error) {

@@ -138,8 +138,9 @@ class GoYamlDecoder {
     }
   }
 
-  private mapInto(node: YamlNode, out: GoYamlMap): void {
-    if (node.kind !== "map")
+  /** `node` is null for a merge key with no value (`<<:`), refused like any other value that is not a map. */
+  private mapInto(node: YamlNode | null, out: GoYamlMap): void {
+    if (node?.kind !== "map")
       throw new SigsYamlError(`${PREFIX}yaml: map merge requires map or sequence of maps as the value`);
     for (const [keyNode, valueNode] of node.pairs) {
       if (keyNode?.kind === "scalar" && keyNode.plain && keyNode.tag === undefined && keyNode.text === "<<") {
@@ -159,9 +160,9 @@ class GoYamlDecoder {
     const value = deref(node);
     this.deeper(() => {
       if (value?.kind === "seq") {
-        for (const item of [...value.items].reverse()) this.mapInto(deref(item) as YamlNode, out);
+        for (const item of [...value.items].reverse()) this.mapInto(deref(item), out);
       } else {
-        this.mapInto(value as YamlNode, out);
+        this.mapInto(value, out);
       }
     });
   }
