@@ -68,4 +68,4 @@ export { renderTrace } from "./report/render-trace.js";
 export { SdkRegisteredError } from "./trace/sdk-registered-error.js";
 export type { ExportSummary } from "./trace/sim-tracing.js";
 export type { TraceReport, TraceSpan } from "./trace/trace-tree.js";
-export type { ScenarioIssue } from "./scenario/yaml-value.js";
+export type { IssuePlace, ScenarioIssue } from "./scenario/yaml-value.js";

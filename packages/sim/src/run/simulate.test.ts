@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Plugin, silentLogger, Stub } from "@nri-ts/stub";
 import { describe, expect, it } from "vitest";
-import { parseScenario } from "../scenario/parse-scenario.js";
+import { parseScenario, ScenarioError } from "../scenario/parse-scenario.js";
 import { renderStep } from "../report/render-text.js";
 import type { StepReport } from "../report/report.js";
 import { simulate } from "./simulate.js";
@@ -404,6 +404,50 @@ expect:
       'container web/app.env.MODE: expected "dev", got "prod"',
     ]);
     expect(report.failures).toEqual(["expectation at line 26 after step 4 (create app) failed"]);
+  });
+
+  it("refuses, before any step, an events expectation naming a plugin not in the run", async () => {
+    const text = `pods: [{name: web}]
+containers: [{name: app, pod: web}]
+steps:
+  - run-pod: web
+  - create: app
+  - plugin-update: {update: [{container: app, resources: {pids: 10}}]}
+expect:
+  - after: create app
+    events: {10-logger: [CreateContainer], 10-logr: []}
+  - after: 3
+    events:
+      99-scenario: []
+`;
+    const runs: number[] = [];
+    const plugins = [{ plugin: { createContainer: () => {} }, index: "10", name: "logger" }];
+    const error = await simulate(parseScenario(text, "typo.yaml"), {
+      plugins,
+      observer: { stepStarted: (n) => runs.push(n) },
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ScenarioError);
+    expect((error as Error).message).toBe(
+      [
+        'typo.yaml:9:44: expect[0].events.10-logr: no plugin "10-logr" is in the run; plugins: 10-logger',
+        "typo.yaml:12:7: expect[1].events.99-scenario: 99-scenario is the scenario's scripted plugin (plugin-update); reports leave its events out",
+      ].join("\n"),
+    );
+    expect(runs).toEqual([]);
+    // the same scenario from an object: the field, without a line
+    await expect(
+      simulate(
+        {
+          pods: [{ name: "web" }],
+          containers: [{ name: "app", pod: "web" }],
+          steps: [{ "run-pod": "web" }, { create: "app" }],
+          expect: [{ after: "create app", events: { "10-logr": [] } }],
+        },
+        { plugins },
+      ),
+    ).rejects.toThrow(
+      /^scenario: expect\[0\]\.events\.10-logr: no plugin "10-logr" is in the run; plugins: 10-logger$/,
+    );
   });
 
   it("hands plugins that connect the runtime's state in Synchronize and applies their updates", async () => {

@@ -14,6 +14,7 @@ import type { Plugin, Stub } from "@nri-ts/stub";
 import { applyUpdates } from "./apply-updates.js";
 import { type ClockKind, SimClock } from "./clock.js";
 import { containerView } from "../report/container-view.js";
+import { checkEventPlugins } from "./event-plugins.js";
 import { checkExpectation } from "./expect.js";
 import { parseScenario, scenarioFromObject } from "../scenario/parse-scenario.js";
 import { asPlain } from "../report/plain-of.js";
@@ -590,6 +591,12 @@ export async function simulate(input: Scenario | string | object, options: Simul
     try {
       const started = await simulation.setUp();
       const head = await simulation.setupReport();
+      if (started)
+        checkEventPlugins(
+          scenario,
+          head.plugins.map((p) => p.name),
+          scriptedNames,
+        );
       options.observer?.setupDone?.(head);
       const steps: StepReport[] = [];
       const expectations: ExpectationReport[] = [];

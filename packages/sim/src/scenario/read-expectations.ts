@@ -8,7 +8,7 @@ import { checkShape, type Shape } from "./expect-shape.js";
 import type { EvictionReport, FailureReport, UpdateReport } from "../report/report.js";
 import type { Expectation, Step } from "./scenario.js";
 import type { Names } from "./scenario-names.js";
-import type { YamlValue } from "./yaml-value.js";
+import type { IssuePlace, YamlValue } from "./yaml-value.js";
 
 const EXPECT_FIELDS = [
   "after",
@@ -71,10 +71,11 @@ function readAfter(value: YamlValue, steps: (Step | undefined)[]): number | unde
   return value.error(`no step "${wanted}"; the steps are: ${known.join(", ")}`);
 }
 
-function readEvents(value: YamlValue): Record<string, string[]> | undefined {
+function readEvents(value: YamlValue): Pick<Expectation, "events" | "eventPlugins"> {
   const entries = value.entries("a mapping of plugin names (e.g. 10-logger) to lists of events");
-  if (!entries) return undefined;
+  if (!entries) return {};
   const out: Record<string, string[]> = {};
+  const places: Record<string, IssuePlace> = {};
   for (const [plugin, list] of entries) {
     const events: string[] = [];
     for (const item of list.list("a list of events") ?? []) {
@@ -86,8 +87,9 @@ function readEvents(value: YamlValue): Record<string, string[]> | undefined {
       }
     }
     out[plugin] = events;
+    places[plugin] = value.keyPlace(plugin);
   }
-  return out;
+  return { events: out, eventPlugins: places };
 }
 
 export function readExpectation(value: YamlValue, steps: (Step | undefined)[], names: Names): Expectation | undefined {
@@ -113,7 +115,7 @@ export function readExpectation(value: YamlValue, steps: (Step | undefined)[], n
     checkShape(f.evictions, { list: EVICTION_SHAPE });
     expectation.evictions = f.evictions.list() && f.evictions.plain();
   }
-  if (f.events.present) expectation.events = readEvents(f.events);
+  if (f.events.present) Object.assign(expectation, readEvents(f.events));
   const containers: Record<string, unknown> = {};
   if (f.container.present) {
     const own = steps[step] && stepContainer(steps[step]);

@@ -4,6 +4,7 @@
  * `parseScenario` builds it from YAML (see README.md for the format).
  */
 import type { LinuxResources, Mount, POSIXRlimit } from "@nri-ts/api";
+import type { IssuePlace } from "./yaml-value.js";
 
 export interface PodSpec {
   name: string;
@@ -103,6 +104,8 @@ export interface Expectation {
   evictions?: unknown;
   /** The events each named plugin received in the step, in order. */
   events?: Record<string, string[]>;
+  /** Where the scenario names each plugin of `events` (a plugin not in the run is an error there). */
+  eventPlugins?: Record<string, IssuePlace>;
   /** Containers (by key, `pod/name`) as they are after the step; `container:` in YAML is the step's own. */
   containers?: Record<string, unknown>;
   /** Plugins the runtime dropped during the step (crashed, timed out). */

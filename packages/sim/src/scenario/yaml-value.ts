@@ -15,6 +15,9 @@ export interface ScenarioIssue {
   message: string;
 }
 
+/** Where an issue sits: a ScenarioIssue without its message. */
+export type IssuePlace = Omit<ScenarioIssue, "message">;
+
 /** Collects issues and knows how to turn a node into a line and column. */
 export class IssueLog {
   readonly issues: ScenarioIssue[] = [];
@@ -22,13 +25,15 @@ export class IssueLog {
   constructor(private readonly lines?: LineCounter) {}
 
   add(node: Node | undefined, path: string, message: string): void {
+    this.issues.push({ ...this.place(node, path), message });
+  }
+
+  /** The line and column of `node` (when known), and `path`. */
+  place(node: Node | undefined, path: string): IssuePlace {
     const offset = node?.range?.[0];
-    if (offset === undefined || !this.lines) {
-      this.issues.push({ path, message });
-      return;
-    }
+    if (offset === undefined || !this.lines) return { path };
     const { line, col } = this.lines.linePos(offset);
-    this.issues.push({ line, column: col, path, message });
+    return { line, column: col, path };
   }
 
   addAt(line: number | undefined, column: number | undefined, path: string, message: string): void {
@@ -200,6 +205,11 @@ export class YamlValue {
       this.path ? `${this.path}.${key}` : key,
       `unknown field; expected one of: ${known.join(", ")}`,
     );
+  }
+
+  /** Where this mapping's `key` is written, for an issue found later (e.g. once the plugins are known). */
+  keyPlace(key: string): IssuePlace {
+    return this.log.place(this.keyNode(key) ?? this.node ?? undefined, this.path ? `${this.path}.${key}` : key);
   }
 
   private keyNode(key: string): Node | undefined {
