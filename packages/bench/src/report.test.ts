@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type LineRun, type Machine, plotName, renderReport } from "./report.js";
+import { type LineRun, type Machine, plotName, renderReport, unexplained } from "./report.js";
 import { type BenchResult, result } from "./results.js";
 
 const machine: Machine = {
@@ -85,5 +85,30 @@ describe("BENCHMARKS.md", () => {
     const report = renderReport([run("26", "26.12.1", [untargeted, ...results])], machine, "bench-plots");
     expect(report.indexOf("## adaptation")).toBeLessThan(report.indexOf("## mux"));
     expect(report.indexOf("## stub")).toBeGreaterThan(report.indexOf("## mux"));
+  });
+
+  it("ends with the hand-kept explanations, then lists the rows not met that they do not name", () => {
+    const slower = results.map((r) => result({ ...r, ours: r.ours * 2 }));
+    const runs = [run("26", "26.12.1"), run("24", "24.22.3", slower)];
+    const explained = "## Targets not met\n\n`adaptation: Synchronize | 10,000 containers`: the heap.\n";
+    const report = renderReport(runs, machine, "bench-plots", explained);
+    expect(report).toContain("## Targets not met\n\n`adaptation: Synchronize | 10,000 containers`: the heap.");
+    expect(report.indexOf("## Targets not met")).toBeGreaterThan(report.indexOf("## stub"));
+    // not met on 24 only, and not named: listed with its line and ratio
+    expect(report).toContain("### Not met and not explained yet");
+    expect(report).toContain("- `adaptation: CreateContainer, 5 no-op plugins` (Node 24 1.90x)");
+    expect(unexplained(runs, explained)).toEqual(["`adaptation: CreateContainer, 5 no-op plugins` (Node 24 1.90x)"]);
+    // a row not met on both lines is listed once, with both; a target on ours gives its figure
+    const absolute = result({ group: "g", what: "w", ours: 2, go: null, unit: "µs", target: "<= 1.5 µs", note: "" });
+    expect(unexplained([run("26", "26.12.1", [absolute]), run("24", "24.22.3", [absolute])], "")).toEqual([
+      "`g: w` (Node 26 2.00 µs, Node 24 2.00 µs)",
+    ]);
+  });
+
+  it("says nothing of explanations when every target is met and none are kept", () => {
+    const met = results.filter((r) => r.what.startsWith("CreateContainer") || r.target === null);
+    const report = renderReport([run("26", "26.12.1", met)], machine, "bench-plots");
+    expect(report).not.toContain("not explained");
+    expect(report.trimEnd().endsWith(")")).toBe(true);
   });
 });

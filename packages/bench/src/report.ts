@@ -1,8 +1,10 @@
 /**
  * BENCHMARKS.md from the benches' results, run once per Node.js line: one
  * table per group (per line ours, Go's, the ratio and met or not; the
- * target), the machine and its load, and a plot for every result of the
- * first line that brought a distribution.
+ * target), the machine and its load, a plot for every result of the
+ * first line that brought a distribution, and last why targets are not met:
+ * the hand-kept explanations (packages/bench/targets-not-met.md), then the
+ * not-met rows they do not name.
  */
 import { type BenchResult, met } from "./results.js";
 
@@ -51,12 +53,32 @@ const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
 
 const key = (r: BenchResult) => `${r.group}\n${r.what}`;
 
+/** How the hand-kept explanations name a row: `group: what`, in backticks. */
+export const rowName = (r: BenchResult): string => `\`${r.group}: ${r.what}\``;
+
+/**
+ * The rows not met on some line that `explained` (the hand-kept text) does not
+ * name, each with the lines it is not met on and their ratios (or figures).
+ */
+export function unexplained(runs: readonly LineRun[], explained: string): string[] {
+  const missed = new Map<string, string[]>();
+  for (const run of runs)
+    for (const r of run.results.filter((x) => met(x) === false && !explained.includes(rowName(x)))) {
+      const figure = r.ratio === null ? `${number(r.ours)} ${r.unit}` : `${r.ratio.toFixed(2)}x`;
+      const name = rowName(r);
+      missed.set(name, [...(missed.get(name) ?? []), `Node ${run.line} ${figure}`]);
+    }
+  return [...missed].map(([name, lines]) => `${name} (${lines.join(", ")})`);
+}
+
 /**
  * The Markdown of the report, a column of figures for each line's run (ours, Go's
  * beside it in the same run, the ratio, met or not); `plotsDir` is where the plots
- * lie, relative to the report (those of the first line's run).
+ * lie, relative to the report (those of the first line's run). `explained` is the
+ * hand-kept text on the targets not met, put at the end as it is, followed by
+ * the not-met rows it does not name (see `rowName`).
  */
-export function renderReport(runs: readonly LineRun[], machine: Machine, plotsDir: string): string {
+export function renderReport(runs: readonly LineRun[], machine: Machine, plotsDir: string, explained = ""): string {
   const all = runs.flatMap((run) => run.results);
   const byLine = runs.map((run) => new Map(run.results.map((r) => [key(r), r])));
   // Groups with targets (the figures the project aims at) first, then the others, each in the order run.
@@ -109,5 +131,16 @@ export function renderReport(runs: readonly LineRun[], machine: Machine, plotsDi
       lines.push("", `![${cell(r.what)}: latency distribution, nri-ts against Go](${plotsDir}/${plotName(r)})`);
     lines.push("");
   }
+  if (explained.trim()) lines.push(explained.trim(), "");
+  const missing = unexplained(runs, explained);
+  if (missing.length > 0)
+    lines.push(
+      "### Not met and not explained yet",
+      "",
+      "Rows not met in this run that the explanations above (packages/bench/targets-not-met.md) do not name:",
+      "",
+      ...missing.map((row) => `- ${row}`),
+      "",
+    );
   return lines.join("\n");
 }
