@@ -12,6 +12,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
@@ -26,6 +27,10 @@ func decoded(apiVersion, kind string) (any, error) {
 		return &corev1.ConfigMap{}, nil
 	case "v1 ServiceAccount":
 		return &corev1.ServiceAccount{}, nil
+	case "rbac.authorization.k8s.io/v1 ClusterRole":
+		return &rbacv1.ClusterRole{}, nil
+	case "rbac.authorization.k8s.io/v1 ClusterRoleBinding":
+		return &rbacv1.ClusterRoleBinding{}, nil
 	}
 	return nil, fmt.Errorf("unexpected resource %s %s", apiVersion, kind)
 }

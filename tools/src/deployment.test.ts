@@ -4,6 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { DaemonSet } from "kubernetes-types/apps/v1.js";
+import type { ConfigMap } from "kubernetes-types/core/v1.js";
+import type { ClusterRole } from "kubernetes-types/rbac/v1.js";
+import { apiAccessProblems } from "./api-access.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   CHART_DIR,
@@ -78,7 +81,8 @@ describe("deployment files of every plugin (CONTRIBUTING.md)", () => {
         expect(resources, "not rendered: deployment files missing").toBeDefined();
         if (!Array.isArray(resources)) throw new Error(`${pkg.path} overlay ${overlay}: ${resources!.error}`);
         expect(daemonSetProblems(pkg, overlay, resources)).toEqual([]);
-        const args = (resources[0] as DaemonSet).spec?.template.spec?.containers[0]?.args ?? [];
+        const set = resources.find((resource) => resource.kind === "DaemonSet") as DaemonSet;
+        const args = set.spec?.template.spec?.containers[0]?.args ?? [];
         expect(await acceptsFlags(pkg, args)).toBeUndefined();
       },
       60_000,
@@ -110,6 +114,49 @@ describe("Helm charts", () => {
   it("the exit-reporter and the template have one", () => {
     expect(plugins.filter(hasChart).map((pkg) => pkg.path)).toEqual(
       expect.arrayContaining(["packages/plugins/exit-reporter", "packages/plugins/template"]),
+    );
+  });
+});
+
+describe("the exit reporter's access to the API server (its Kubernetes output)", () => {
+  const reporter = plugins.find((pkg) => pkg.path === "packages/plugins/exit-reporter")!;
+  const wanted = (where: string, resources: { kind?: string }[]) => {
+    const config =
+      (resources.find((r) => r.kind === "ConfigMap") as ConfigMap | undefined)?.data?.["config.yaml"] ?? "";
+    const annotations = /podAnnotations:\s*true/.test(config);
+    return {
+      where,
+      config,
+      grants: ["create events.k8s.io/events", "patch events.k8s.io/events", ...(annotations ? ["patch /pods"] : [])],
+      nodeNameEnv: "NODE_NAME",
+    };
+  };
+
+  it.skipIf(!haveGo).each(OVERLAYS)(
+    "overlay %s: its own ServiceAccount, bound to a ClusterRole that may create and patch Events and no more, the node's name from the downward API, the output on",
+    (overlay) => {
+      const resources = rendered[overlayDir(reporter, overlay)];
+      if (!Array.isArray(resources)) throw new Error(`not rendered: ${JSON.stringify(resources)}`);
+      const access = wanted(overlayDir(reporter, overlay), resources);
+      expect(access.config).toMatch(/^kubernetes:/m);
+      expect(apiAccessProblems(access, resources)).toEqual([]);
+    },
+  );
+
+  it.skipIf(!haveGo)("name a role that grants more, a missing binding and a node name typed in", () => {
+    const resources = structuredClone(rendered[overlayDir(reporter, "local")]) as { kind?: string }[];
+    const role = resources.find((r) => r.kind === "ClusterRole") as ClusterRole;
+    role.rules = [...(role.rules ?? []), { apiGroups: [""], resources: ["secrets"], verbs: ["get"] }];
+    const set = resources.find((r) => r.kind === "DaemonSet") as DaemonSet;
+    set.spec!.template.spec!.containers[0]!.env = [{ name: "NODE_NAME", value: "node-1" }];
+    const where = "overlay";
+    expect(apiAccessProblems({ ...wanted(where, resources), where }, resources)).toEqual([
+      "overlay: the ClusterRole grants more than the plugin needs: get /secrets",
+      "overlay: NODE_NAME must come from the downward API (valueFrom.fieldRef.fieldPath: spec.nodeName)",
+    ]);
+    const unbound = resources.filter((r) => r.kind !== "ClusterRoleBinding");
+    expect(apiAccessProblems({ ...wanted(where, unbound), where }, unbound)).toContain(
+      "overlay: no ClusterRoleBinding binds the ServiceAccount kube-system/nri-plugin-exit-reporter",
     );
   });
 });

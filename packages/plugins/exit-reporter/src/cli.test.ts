@@ -91,7 +91,7 @@ describe("nri-exits against a running reporter", () => {
     expect(run.stdout.split("\n")).toEqual([
       "FINISHED              POD         CONTAINER  EXIT         REASON     SOURCE    RAN    EXPLANATION",
       "2026-12-01T15:21:44Z  shop/web    app        0            Completed  inferred  3s     exited normally (code 0); ran for 3s",
-      "2026-12-01T15:21:44Z  shop/web    migrate    127          Error      runtime   3s     exited with code 127 (command not found): the command is not in the image or not on its PATH; command: sh -c work; ran for 3s",
+      "2026-12-01T15:21:44Z  shop/web    migrate    127          Error      runtime   3s     exited with code 127 (command not found): the container couldn't find the command work (the first of its script) in its PATH (the container sets none, so the shell's default); command: sh -c work; ran for 3s",
       "2026-12-01T15:23:10Z  ops/backup  dump       137 SIGKILL  OOMKilled  runtime   1m29s  killed by the out-of-memory killer (exit 137, SIGKILL), as the runtime reports; ran for 1m29s",
       "",
     ]);

@@ -53,6 +53,8 @@ grpc: {listen: "tcp://0.0.0.0:50051", recent: 50, subscriberBuffer: 10}
         reasons: ["Evicted", "HookFailed"],
       },
       grpc: { listen: { kind: "tcp", host: "0.0.0.0", port: 50051 }, recent: 50, subscriberBuffer: 10 },
+      rules: [],
+      kubernetes: false,
     });
   });
 
@@ -74,7 +76,7 @@ grpc: {listen: "tcp://0.0.0.0:50051", recent: 50, subscriberBuffer: 10}
   it.each([
     [
       "jsonLine: {path: x}",
-      "jsonLine: unknown field (known: commandWrappers, exitCodes, oom, causes, jsonLines, prometheus, grpc)",
+      "jsonLine: unknown field (known: commandWrappers, exitCodes, rules, oom, causes, jsonLines, prometheus, grpc, kubernetes)",
     ],
     ["jsonLines: {file: x}", "jsonLines.file: unknown field (known: path, maxBytes, keep)"],
     ["jsonLines: {maxBytes: 10Mi}", 'jsonLines.maxBytes: expected a whole number from 1024, got "10Mi"'],
@@ -101,7 +103,7 @@ grpc: {listen: "tcp://0.0.0.0:50051", recent: 50, subscriberBuffer: 10}
     ["commandWrappers: tini --", 'commandWrappers: expected a list of prefixes such as "tini --", got "tini --"'],
     ["commandWrappers: ['... --']", 'commandWrappers[0]: a wrapper prefix starts with its program, not "..."'],
     ["commandWrappers: [[tini, 3]]", "commandWrappers[0][1]: expected a text, got 3"],
-    ["exitCodes: {three: x}", "exitCodes: three: expected a whole number as exit code"],
+    ["exitCodes: {three: x}", "exitCodes.three: expected a whole number as exit code"],
     [
       "exitCodes: [3]",
       'exitCodes: expected a mapping of exit codes to texts, e.g. {3: "the configuration file is missing"}',
@@ -110,6 +112,28 @@ grpc: {listen: "tcp://0.0.0.0:50051", recent: 50, subscriberBuffer: 10}
     ["a: [", "not YAML: Flow sequence in block collection must be sufficiently indented and end with a ]"],
   ])("refuses %j", (text, message) => {
     expect(mistakes(text)).toEqual([message]);
+  });
+
+  it("names every bad entry of exitCodes, each at its line and column", () => {
+    const text = [
+      "exitCodes:",
+      "  3: the configuration file is missing",
+      "  three: x",
+      '  4: ""',
+      "  1.5: half",
+      "",
+    ].join("\n");
+    let error: ExitReporterConfigError | undefined;
+    try {
+      decodeConfig(text);
+    } catch (caught) {
+      error = caught as ExitReporterConfigError;
+    }
+    expect(error?.issues).toEqual([
+      { line: 3, column: 3, path: "exitCodes.three", message: "expected a whole number as exit code" },
+      { line: 4, column: 6, path: "exitCodes.4", message: "expected a text saying what the code means" },
+      { line: 5, column: 3, path: "exitCodes.1.5", message: "expected a whole number as exit code" },
+    ]);
   });
 
   it("lists every mistake at once, each with its line and column, in the order of the text", () => {
@@ -133,7 +157,8 @@ grpc: {listen: "tcp://0.0.0.0:50051", recent: 50, subscriberBuffer: 10}
         line: 1,
         column: 1,
         path: "jsonLine",
-        message: "unknown field (known: commandWrappers, exitCodes, oom, causes, jsonLines, prometheus, grpc)",
+        message:
+          "unknown field (known: commandWrappers, exitCodes, rules, oom, causes, jsonLines, prometheus, grpc, kubernetes)",
       },
       { line: 3, column: 11, path: "grpc.recent", message: "expected a whole number from 1 to 1000000, got 0" },
       {
@@ -154,7 +179,7 @@ grpc: {listen: "tcp://0.0.0.0:50051", recent: 50, subscriberBuffer: 10}
     ]);
     expect(error?.message).toBe(
       "invalid configuration (7 mistakes): " +
-        "line 1, column 1: jsonLine: unknown field (known: commandWrappers, exitCodes, oom, causes, jsonLines, prometheus, grpc); " +
+        "line 1, column 1: jsonLine: unknown field (known: commandWrappers, exitCodes, rules, oom, causes, jsonLines, prometheus, grpc, kubernetes); " +
         "line 3, column 11: grpc.recent: expected a whole number from 1 to 1000000, got 0; " +
         'line 4, column 11: grpc.listen: expected unix:///path/to.sock, an absolute socket path, or [host]:port, got "here"; ' +
         "line 5, column 35: commandWrappers[1][1]: expected a text, got 3; " +

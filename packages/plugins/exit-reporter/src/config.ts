@@ -9,12 +9,21 @@
 import { MAX_YAML_NESTING, whereYamlNestsDeeperThan } from "@nri-ts/sigs-yaml/nesting";
 import { LineCounter, parseDocument } from "yaml";
 import { type ConfigIssue, ConfigIssues, type ConfigPath, formatConfigIssue } from "./config-issues.js";
+import { describe, FieldError, flag, Reader, text, whole } from "./config-fields.js";
 import { type Address, AddressError, parseAddress } from "./outputs/address.js";
 import { DeclarationError, parseExitCodeTable } from "./record/annotations.js";
 import { type WrapperPrefix, wrapperPrefixProblem } from "./record/command.js";
 import { DEFAULT_RECENT, DEFAULT_SUBSCRIBER_BUFFER } from "./outputs/exit-hub.js";
 import { KMSG } from "./oom/kernel-oom-log.js";
 import { DEFAULT_MAX_NAMESPACES } from "./outputs/metrics.js";
+import type { ExitRule } from "./rules/rules.js";
+import {
+  DEFAULT_KUBERNETES,
+  KUBERNETES_FIELDS,
+  type KubernetesConfig,
+  readKubernetes,
+} from "./outputs/kubernetes/kubernetes-config.js";
+import { readRules } from "./rules/rules-config.js";
 
 export const DEFAULT_GRPC_SOCKET = "/var/run/nri/exit-reporter.sock";
 
@@ -42,12 +51,16 @@ export interface GrpcConfig {
 export interface ExitReporterConfig {
   commandWrappers: WrapperPrefix[];
   exitCodes: Map<number, string>;
+  /** What the operator knows about images and commands; the first that matches an end is used. */
+  rules: ExitRule[];
   /** `kernelLog`: the kernel log to read OOM kills from, "" for none. */
   oom: { check: boolean; cgroupRoot: string; kernelLog: string };
   causes: { ttlSeconds: number; maxContainers: number };
   jsonLines: JsonLinesConfig | false;
   prometheus: PrometheusConfig | false;
   grpc: GrpcConfig | false;
+  /** Events on the pods (and their annotations); off unless given. */
+  kubernetes: KubernetesConfig | false;
 }
 
 export const DEFAULT_JSON_LINES: JsonLinesConfig = { path: "-", maxBytes: 10 * 1024 * 1024, keep: 3 };
@@ -75,11 +88,13 @@ export function defaultConfig(defaults: ConfigDefaults = {}): ExitReporterConfig
   return {
     commandWrappers: [],
     exitCodes: new Map(),
+    rules: [],
     oom: { check: true, cgroupRoot: "", kernelLog: KMSG },
     causes: { ttlSeconds: 600, maxContainers: 10_000 },
     jsonLines: { ...DEFAULT_JSON_LINES },
     prometheus: false,
     grpc: defaultGrpc(defaults),
+    kubernetes: false,
   };
 }
 
@@ -97,103 +112,12 @@ export class ExitReporterConfigError extends Error {
   }
 }
 
-/** A value that is not what its field takes. */
-class FieldError extends Error {
-  constructor(
-    readonly path: ConfigPath,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-type Mapping = Record<string, unknown>;
-
-function describe(value: unknown): string {
-  return value === null
-    ? "null"
-    : Array.isArray(value)
-      ? "a list"
-      : typeof value === "object"
-        ? "a mapping"
-        : JSON.stringify(value);
-}
-
-/** The mapping at `path`; each key not in `known` is a mistake of its own, and the others are read. */
-function mapping(value: unknown, path: ConfigPath, known: readonly string[], issues: ConfigIssues): Mapping {
-  if (typeof value !== "object" || value === null || Array.isArray(value))
-    throw new FieldError(path, `expected a mapping, got ${describe(value)}`);
-  for (const key of Object.keys(value)) {
-    if (!known.includes(key)) issues.add([...path, key], `unknown field (known: ${known.join(", ")})`, true);
-  }
-  return value as Mapping;
-}
-
-function text(value: unknown, path: ConfigPath): string {
-  if (typeof value !== "string") throw new FieldError(path, `expected a text, got ${describe(value)}`);
-  return value;
-}
-
-function whole(value: unknown, path: ConfigPath, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
-    throw new FieldError(
-      path,
-      `expected a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ""}, got ${describe(value)}`,
-    );
-  }
-  return value;
-}
-
-function flag(value: unknown, path: ConfigPath): boolean {
-  if (typeof value !== "boolean") throw new FieldError(path, `expected true or false, got ${describe(value)}`);
-  return value;
-}
-
 function address(value: unknown, path: ConfigPath): Address {
   try {
     return parseAddress(text(value, path));
   } catch (error) {
     if (error instanceof AddressError) throw new FieldError(path, error.message);
     throw error;
-  }
-}
-
-/**
- * Reads the fields of one configuration: each reader's FieldError becomes
- * an issue and the field keeps its default, so that one reading finds
- * every mistake.
- */
-class Reader {
-  constructor(readonly issues: ConfigIssues) {}
-
-  /** `value` read by `read`, if it is there; `fallback` when it is not, or is a mistake. */
-  field<T>(value: unknown, read: (value: unknown) => T, fallback: T): T {
-    if (value === undefined) return fallback;
-    try {
-      return read(value);
-    } catch (error) {
-      if (!(error instanceof FieldError)) throw error;
-      this.issues.add(error.path, error.message);
-      return fallback;
-    }
-  }
-
-  mapping(value: unknown, path: ConfigPath, known: readonly string[]): Mapping | undefined {
-    return this.field(value, (v) => mapping(v, path, known, this.issues), undefined);
-  }
-
-  /** An output section: false (off), true or empty (defaults) or a mapping over the defaults. */
-  section<T>(
-    value: unknown,
-    path: ConfigPath,
-    known: readonly string[],
-    read: (m: Mapping) => T,
-    defaults: T,
-  ): T | false {
-    if (value === false) return false;
-    if (value === true || value === null || value === undefined) return defaults;
-    const m = this.mapping(value, path, known);
-    return m ? read(m) : defaults;
   }
 }
 
@@ -222,9 +146,12 @@ function wrappers(value: unknown, reader: Reader): WrapperPrefix[] {
   );
 }
 
-function exitCodes(value: unknown): Map<number, string> {
+/** The table's good entries; each bad one is a mistake of its own. */
+function exitCodes(value: unknown, reader: Reader): Map<number, string> {
   try {
-    return parseExitCodeTable(value);
+    const { meanings, mistakes } = parseExitCodeTable(value);
+    for (const { key, message, atKey } of mistakes) reader.issues.add(["exitCodes", key], message, atKey);
+    return meanings;
   } catch (error) {
     if (error instanceof DeclarationError) throw new FieldError(["exitCodes"], error.message);
     throw error;
@@ -237,11 +164,12 @@ function decode(root: unknown, defaults: ConfigDefaults, reader: Reader): ExitRe
   const top = reader.mapping(
     root,
     [],
-    ["commandWrappers", "exitCodes", "oom", "causes", "jsonLines", "prometheus", "grpc"],
+    ["commandWrappers", "exitCodes", "rules", "oom", "causes", "jsonLines", "prometheus", "grpc", "kubernetes"],
   );
   if (!top) return config;
   config.commandWrappers = reader.field(top.commandWrappers, (v) => wrappers(v, reader), config.commandWrappers);
-  config.exitCodes = reader.field(top.exitCodes, exitCodes, config.exitCodes);
+  config.exitCodes = reader.field(top.exitCodes, (v) => exitCodes(v, reader), config.exitCodes);
+  config.rules = reader.field(top.rules, (v) => readRules(v, reader), config.rules);
   const oom = reader.mapping(top.oom, ["oom"], ["check", "cgroupRoot", "kernelLog"]);
   if (oom) {
     config.oom.check = reader.field(oom.check, (v) => flag(v, ["oom", "check"]), config.oom.check);
@@ -328,6 +256,15 @@ function decode(root: unknown, defaults: ConfigDefaults, reader: Reader): ExitRe
     }),
     grpcDefaults,
   );
+  if (top.kubernetes !== undefined) {
+    config.kubernetes = reader.section(
+      top.kubernetes,
+      ["kubernetes"],
+      KUBERNETES_FIELDS,
+      (m) => readKubernetes(m, reader),
+      structuredClone(DEFAULT_KUBERNETES),
+    );
+  }
   return config;
 }
 

@@ -32,7 +32,32 @@ export {
 export { matchesFilter } from "./outputs/exit-hub.js";
 export * from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
 export { exitRecordToJson } from "./outputs/json-record.js";
-export { codeClass, KNOWN_REASONS } from "./outputs/metrics.js";
+export { codeClass, KNOWN_REASONS, type PrometheusOptions, PrometheusOutput } from "./outputs/metrics.js";
+export {
+  type EventBody,
+  eventBody,
+  type EventSeries,
+  type ObjectReference,
+  REPORTING_CONTROLLER,
+} from "./outputs/kubernetes/event-body.js";
+export { type KubeApi, KubeApiError } from "./outputs/kubernetes/kube-api.js";
+export { clientApi, KubeConfigError, loadKubeConfig } from "./outputs/kubernetes/client-api.js";
+export {
+  type BucketConfig,
+  type KubernetesConfig,
+  DEFAULT_KUBERNETES,
+  DEFAULT_RATE_LIMIT,
+} from "./outputs/kubernetes/kubernetes-config.js";
+export {
+  type EventSelection,
+  KubernetesOutput,
+  type KubernetesOutputOptions,
+  LAST_END_ANNOTATION,
+  type RateLimits,
+} from "./outputs/kubernetes/kubernetes-output.js";
+export type { BucketLimits } from "./outputs/kubernetes/rate-limit.js";
+export type { QueueLimits } from "./outputs/kubernetes/send-queue.js";
+export { type ExitRule, matchRule, type RuleSubject } from "./rules/rules.js";
 export { checkOom } from "./oom/oom.js";
 export type { DropListener, ExitOutput } from "./outputs/output.js";
 export { createExitReporterPlugin, type ExitReporterPluginOptions } from "./plugin.js";

@@ -149,7 +149,7 @@ describe("nri-exit-reporter", { timeout: 120_000 }, () => {
       stdout: "",
       stderr: [
         `${join(dir, "bad.yaml")}:1:16: grpc.listen: expected unix:///path/to.sock, an absolute socket path, or [host]:port, got "here"`,
-        `${join(dir, "bad.yaml")}:2:1: jsonLine: unknown field (known: commandWrappers, exitCodes, oom, causes, jsonLines, prometheus, grpc)`,
+        `${join(dir, "bad.yaml")}:2:1: jsonLine: unknown field (known: commandWrappers, exitCodes, rules, oom, causes, jsonLines, prometheus, grpc, kubernetes)`,
         "",
       ].join("\n"),
     });

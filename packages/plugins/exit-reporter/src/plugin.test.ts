@@ -3,7 +3,7 @@
  * containerd 2.4.2 and 2.2.9 sent on our machines (containerd-e2e.md §7 and
  * §8, and our own probe of 2.4.2), over a real NRI connection.
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Container, ContainerState, type DeepPartial, Event, type PodSandbox } from "@nri-ts/api";
@@ -35,10 +35,12 @@ afterEach(async () => {
 });
 
 /** The reporter with no outputs but one that keeps records, connected to a scripted runtime. */
-async function connect(): Promise<{ runtime: ScriptedRuntime; kept: ReturnType<typeof keeping> }> {
+async function connect(
+  oom = "{check: false}",
+): Promise<{ runtime: ScriptedRuntime; kept: ReturnType<typeof keeping> }> {
   const kept = keeping();
   const reporter = new ExitReporter({ outputs: [kept] });
-  const config = decodeConfig("jsonLines: false\ngrpc: false\noom: {check: false}\n");
+  const config = decodeConfig(`jsonLines: false\ngrpc: false\noom: ${oom}\n`);
   const { stub, runtime } = await connectPlugin(createExitReporterPlugin(reporter, { config }));
   running = { stub, runtime, reporter };
   return { runtime, kept };
@@ -162,6 +164,52 @@ describe("containerd 2.4.2 (every event its own RPC, status fields 14-17)", () =
     await runtime.plugin.stopContainer(stopped);
     await runtime.plugin.stopContainer(stopped);
     expect(kept.records).toHaveLength(1);
+  });
+});
+
+describe("an OOM kill whose cgroup runc removed before StopContainer (cgroup v2, systemd driver)", () => {
+  it("is confirmed by the pod's cgroup, whose count rose since PostCreateContainer", async () => {
+    const root = await mkdtemp(join(tmpdir(), "exit-reporter-plugin-oom-"));
+    try {
+      const podCgroup = "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1.slice";
+      const own = join(root, podCgroup, "cri-containerd-ctr1.scope");
+      await mkdir(own, { recursive: true });
+      const events = (oomKills: number) => `low 0\nhigh 0\nmax 1\noom 1\noom_kill ${oomKills}\noom_group_kill 0\n`;
+      await writeFile(join(root, podCgroup, "memory.events"), events(0));
+      await writeFile(join(own, "memory.events"), events(0));
+      const { runtime, kept } = await connect(`{cgroupRoot: ${root}, kernelLog: false}`);
+      const oomPod = { ...pod, linux: { cgroupParent: "kubepods-burstable-pod1.slice" } };
+      const container = (fields: DeepPartial<Container>) => ({
+        pod: oomPod,
+        container: {
+          ...base,
+          name: "hog",
+          linux: { cgroupsPath: "kubepods-burstable-pod1.slice:cri-containerd:ctr1" },
+          ...fields,
+        },
+      });
+      await runtime.plugin.postCreateContainer(container({ state: ContainerState.CONTAINER_CREATED }));
+      // the kernel counts the kill in the container's cgroup and its ancestors; then runc removes the container's
+      await writeFile(join(own, "memory.events"), events(1));
+      await writeFile(join(root, podCgroup, "memory.events"), events(1));
+      await rm(own, { recursive: true });
+      await runtime.plugin.stopContainer(
+        container({
+          state: ContainerState.CONTAINER_STOPPED,
+          startedAt: STARTED,
+          finishedAt: FINISHED,
+          exitCode: 137,
+        }),
+      );
+      expect(kept.records.map((record) => [record.reason, record.explanation])).toEqual([
+        [
+          "OOMKilled",
+          `killed by the out-of-memory killer (exit 137, SIGKILL), confirmed by the pod's cgroup ${podCgroup}: cgroup v2 memory.events oom_kill 1, 0 when the container was created (its own cgroup ${podCgroup}/cri-containerd-ctr1.scope no longer exists); no other container ran in it, as far as the reporter saw; ran for 212ms`,
+        ],
+      ]);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });
 

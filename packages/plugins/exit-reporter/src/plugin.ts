@@ -43,11 +43,16 @@ export function createExitReporterPlugin(reporter: ExitReporter, options: ExitRe
       reporter.logger.info(`configured by ${runtimeName} ${runtimeVersion}; using ${source}`);
       await reporter.configure(config);
     },
-    synchronize(_pods, containers) {
-      for (const container of containers) if (LIVE.has(container.state)) reporter.watch(container.id);
+    async synchronize(pods, containers) {
+      const byId = new Map(pods.map((pod) => [pod.id, pod]));
+      const live = containers.filter((container) => LIVE.has(container.state));
+      await Promise.all(
+        live.map((container) => reporter.watch(container.id, container, byId.get(container.podSandboxId), "running")),
+      );
     },
-    postCreateContainer(_pod, container) {
-      reporter.watch(container.id);
+    async postCreateContainer(pod, container) {
+      // before the runtime starts the container: its parent cgroup's OOM kills are counted from here
+      await reporter.watch(container.id, container, pod);
     },
     async stopContainer(pod, container, { signal }) {
       await reporter.containerEnded("StopContainer", pod, container, signal);

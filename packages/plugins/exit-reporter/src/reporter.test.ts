@@ -7,7 +7,13 @@ import { ServerError, Status } from "nice-grpc-common";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { decodeConfig } from "./config.js";
 import { DropLog } from "./outputs/drop-log.js";
-import { type ExitRecord, OomVerdict, Source } from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
+import {
+  type AttachCauseRequest,
+  type ExitRecord,
+  OomVerdict,
+  Source,
+} from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
+import { CAUSE_LIMITS } from "./record/causes.js";
 import type { ExitOutput } from "./outputs/output.js";
 import { ExitReporter } from "./reporter.js";
 
@@ -94,6 +100,53 @@ describe("causes attached over gRPC", () => {
     );
   });
 
+  it("are refused as INVALID_ARGUMENT, not with a TypeError, when the request is a plain object that is no request", async () => {
+    reporter = new ExitReporter({ outputs: [keeping()] });
+    await reporter.configure(config);
+    const attach = (request: unknown) => () => reporter!.attachCause(request as AttachCauseRequest);
+    const refused = (message: string) => new ServerError(Status.INVALID_ARGUMENT, message);
+    const cause = { containerId: "c1", declaredBy: "10-x", reason: "Evicted" };
+    expect(attach(null)).toThrow(refused("expected an AttachCause request, got null"));
+    expect(attach({ declaredBy: "10-x", reason: "Evicted" })).toThrow(refused("container_id: required"));
+    expect(attach({ ...cause, containerId: 7 })).toThrow(refused("container_id: expected a text, got 7"));
+    expect(attach({ containerId: "c1", declaredBy: "10-x" })).toThrow(refused("reason: required"));
+    expect(attach({ ...cause, declaredBy: ["10-x"] })).toThrow(refused("declared_by: expected a text, got a list"));
+    expect(attach({ ...cause, message: 3 })).toThrow(refused("message: expected a text, got 3"));
+    expect(attach({ ...cause, exitCodes: "137" })).toThrow(
+      refused('exit_codes: expected a list of exit codes, got "137"'),
+    );
+    expect(attach({ ...cause, exitCodes: ["137"] })).toThrow(refused("exit_codes: expected whole numbers, got 137"));
+    expect(attach({ ...cause, ttlSeconds: -1 })).toThrow(
+      refused("ttl_seconds: expected a whole number of seconds, got -1"),
+    );
+    // absent optional fields mean what absent protobuf fields mean
+    expect(attach(cause)()).toEqual({ replaced: false });
+  });
+
+  it("are forgotten, oldest first, beyond the reporter's limits, and counted and logged", async () => {
+    const { logger, messages } = capture();
+    reporter = new ExitReporter({ outputs: [], logger });
+    await reporter.configure(
+      decodeConfig(
+        "jsonLines: false\ngrpc: false\noom: {check: false}\ncauses: {maxContainers: 1}\nprometheus: {listen: '127.0.0.1:0'}\n",
+      ),
+    );
+    const attach = (containerId: string, declaredBy: string) =>
+      reporter!.attachCause({ containerId, declaredBy, reason: "Evicted", message: "", exitCodes: [], ttlSeconds: 0 });
+    for (let i = 0; i < CAUSE_LIMITS.perContainer; i++) attach("c1", `${10 + i}-p`);
+    expect(messages().filter((message) => message.startsWith("forgot"))).toEqual([]);
+    attach("c1", "99-last");
+    attach("c2", "10-p");
+    const limits = `${CAUSE_LIMITS.perContainer} causes a container, 1 container, ${CAUSE_LIMITS.bytes} bytes in all`;
+    expect(messages().filter((message) => message.startsWith("forgot"))).toEqual([
+      `forgot 1 declared cause: the reporter keeps at most ${limits}`,
+      `forgot ${CAUSE_LIMITS.perContainer} declared causes (all those of container c1): the reporter keeps at most ${limits}`,
+    ]);
+    const port = (reporter.activeOutputs[0] as unknown as { port: number }).port;
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(text).toContain(`nri_exit_reporter_forgotten_causes_total ${CAUSE_LIMITS.perContainer + 1}`);
+  });
+
   it("are refused before the reporter is configured", () => {
     reporter = new ExitReporter();
     expect(() =>
@@ -143,13 +196,13 @@ describe("OOM kills the runtime does not name", () => {
         "gone",
         "Error",
         OomVerdict.OOM_VERDICT_UNKNOWN,
-        "the container's cgroup /k8s.io/gone no longer exists, and the kernel log has no OOM kill for it",
+        "the container's cgroup /k8s.io/gone no longer exists; cgroup v1 counts an OOM kill only in the killed process's own cgroup, not in its pod's, and the kernel log has no OOM kill for it",
       ],
       ["clean", "Completed", OomVerdict.OOM_VERDICT_NOT_CHECKED, ""],
       ["named", "OOMKilled", OomVerdict.OOM_VERDICT_NOT_CHECKED, ""],
     ]);
     expect(kept.records[1].explanation).toBe(
-      "killed by SIGKILL (exit 137) (OOM not confirmed: the container's cgroup /k8s.io/gone no longer exists, and the kernel log has no OOM kill for it); ran for 2s",
+      "killed by SIGKILL (exit 137) (OOM not confirmed: the container's cgroup /k8s.io/gone no longer exists; cgroup v1 counts an OOM kill only in the killed process's own cgroup, not in its pod's, and the kernel log has no OOM kill for it); ran for 2s",
     );
   });
 

@@ -9,7 +9,8 @@ import { dateToNs } from "@nri-ts/api";
 import { type Logger, silentLogger } from "@nri-ts/stub";
 import { ServerError, Status } from "nice-grpc-common";
 import { readDeclarations } from "./record/annotations.js";
-import { CauseBook, causeProblem } from "./record/causes.js";
+import { type CauseRequest, CauseRequestError, readCauseRequest } from "./record/cause-request.js";
+import { CauseBook } from "./record/causes.js";
 import { type CgroupLayout, cgroupDirectory, findMemoryCgroup } from "./oom/cgroups.js";
 import type { ExitReporterConfig } from "./config.js";
 import { DropLog } from "./outputs/drop-log.js";
@@ -24,7 +25,8 @@ import {
   Source,
 } from "./gen/nri_ts/exit_reporter/v1/exit_reporter.js";
 import { KernelOomLog } from "./oom/kernel-oom-log.js";
-import { checkOom } from "./oom/oom.js";
+import { checkOwnCgroup } from "./oom/oom.js";
+import { ParentOomCounters } from "./oom/parent-counter.js";
 import { PrometheusOutput } from "./outputs/metrics.js";
 import type { ExitOutput } from "./outputs/output.js";
 import { startOutputs } from "./start-outputs.js";
@@ -86,6 +88,7 @@ export class ExitReporter {
   readonly logger: Logger;
   private readonly now: () => bigint;
   private readonly tracker = new ExitTracker();
+  private readonly parentCounters = new ParentOomCounters();
   private readonly drops: DropLog;
   private config: ExitReporterConfig | undefined;
   private causes: CauseBook | undefined;
@@ -133,6 +136,8 @@ export class ExitReporter {
       onSubscriberDropped: (peer, why) => this.logger.warn({ peer }, `dropped gRPC watcher ${peer}: ${why}`),
       attachCause: (request) => this.attachCause(request),
       stdout: this.options.stdout,
+      logger: this.logger,
+      onKubernetesRequest: (operation, outcome) => this.metrics?.countKubernetesRequest(operation, outcome),
     });
     this.metrics = this.outputs.find((output): output is PrometheusOutput => output instanceof PrometheusOutput);
     this.config = config;
@@ -145,14 +150,39 @@ export class ExitReporter {
     );
   }
 
+  /** Causes the book forgot to stay within its limits: counted and logged, as lost records are. */
+  private forgotCauses(causes: number, containers: string[], limits: string): void {
+    this.metrics?.countForgottenCauses(causes);
+    const whose =
+      containers.length > 0
+        ? ` (all those of container${containers.length === 1 ? "" : "s"} ${containers.join(", ")})`
+        : "";
+    this.logger.warn(
+      { causes, containers },
+      `forgot ${causes} declared cause${causes === 1 ? "" : "s"}${whose}: the reporter keeps at most ${limits}`,
+    );
+  }
+
   private dropped(output: string, records: number, why: string): void {
     this.drops.dropped(output, records, why);
     this.metrics?.countDropped(output, records);
   }
 
-  /** The reporter saw the container live (created, or running at Synchronize). */
-  watch(containerId: string): void {
+  /**
+   * The reporter saw the container live (created, or running at
+   * Synchronize). Given the container (and its pod), the OOM check takes
+   * the count of its parent cgroup, for when its own is gone at its end;
+   * the promise resolves once it is taken (it never rejects).
+   */
+  watch(
+    containerId: string,
+    container?: Container,
+    pod?: PodSandbox,
+    since: "created" | "running" = "created",
+  ): Promise<void> {
     this.tracker.watch(containerId);
+    if (!container || !this.config?.oom.check) return Promise.resolve();
+    return this.parentCounters.watch(this.cgroups, pod, container, since);
   }
 
   /**
@@ -201,7 +231,9 @@ export class ExitReporter {
     const config = this.config;
     const facts = exitFacts(container);
     const oom =
-      config?.oom.check && wantsOomCheck(container, facts) ? await this.oomCheck(container, signal) : NOT_CHECKED;
+      config?.oom.check && wantsOomCheck(container, facts)
+        ? await this.oomCheck(container, facts.exitCode, signal)
+        : NOT_CHECKED;
     const declarations = readDeclarations(pod, container);
     return buildExitRecord({
       ...base,
@@ -212,14 +244,21 @@ export class ExitReporter {
       podMeanings: declarations.meanings,
       configMeanings: config?.exitCodes ?? new Map(),
       wrappers: config?.commandWrappers ?? [],
+      rules: config?.rules ?? [],
       problems: declarations.problems,
     });
   }
 
-  /** The cgroup's counter; when the cgroup cannot tell (it is gone already), the kernel log. */
-  private async oomCheck(container: Container, signal?: AbortSignal): Promise<OomCheck> {
+  /**
+   * The cgroup's counter; when the cgroup is gone already, its parent's
+   * (v2); when neither can tell, the kernel log.
+   */
+  private async oomCheck(container: Container, exitCode: number | undefined, signal?: AbortSignal): Promise<OomCheck> {
     const cgroupsPath = container.linux?.cgroupsPath ?? "";
-    const fromCgroup = await checkOom(this.cgroups, cgroupsPath, signal);
+    const own = await checkOwnCgroup(this.cgroups, cgroupsPath, signal);
+    const fromCgroup = own.gone
+      ? await this.parentCounters.check(this.cgroups, container, exitCode, own.check, signal)
+      : own.check;
     if (fromCgroup.verdict !== OomVerdict.OOM_VERDICT_UNKNOWN || !this.kernelLog) return fromCgroup;
     const kill = await this.kernelLog.find(cgroupDirectory(cgroupsPath), container.pid, container);
     if (kill)
@@ -245,6 +284,7 @@ export class ExitReporter {
   removed(containerId: string): void {
     this.tracker.removed(containerId);
     this.causes?.forget(containerId);
+    this.parentCounters.forget(containerId);
   }
 
   /**
@@ -252,35 +292,29 @@ export class ExitReporter {
    * @throws ServerError INVALID_ARGUMENT for a bad cause, FAILED_PRECONDITION when the end was reported already
    */
   attachCause(request: AttachCauseRequest): AttachCauseResponse {
-    if (request.containerId === "") throw new ServerError(Status.INVALID_ARGUMENT, "container_id: required");
-    const cause = {
-      declaredBy: request.declaredBy,
-      source: Source.SOURCE_PLUGIN as const,
-      reason: request.reason,
-      message: request.message,
-      exitCodes: request.exitCodes,
-    };
-    const problem = causeProblem(cause);
-    if (problem) throw new ServerError(Status.INVALID_ARGUMENT, problem);
-    const reported = this.tracker.reportedAs(request.containerId);
+    let read: CauseRequest;
+    try {
+      read = readCauseRequest(request);
+    } catch (error) {
+      if (error instanceof CauseRequestError) throw new ServerError(Status.INVALID_ARGUMENT, error.message);
+      throw error;
+    }
+    const { containerId, cause, ttlSeconds } = read;
+    const reported = this.tracker.reportedAs(containerId);
     if (reported !== undefined) {
       throw new ServerError(
         Status.FAILED_PRECONDITION,
-        `container ${request.containerId} has ended already and was reported (record ${reported})`,
+        `container ${containerId} has ended already and was reported (record ${reported})`,
       );
     }
     const causes = this.causes;
     if (!causes) throw new ServerError(Status.UNAVAILABLE, "the exit reporter is not configured yet");
-    const ttlMs = (request.ttlSeconds || (this.config?.causes.ttlSeconds ?? 600)) * 1000;
-    const { replaced, evicted } = causes.attach(request.containerId, cause, Math.min(ttlMs, 86_400_000));
-    if (evicted)
-      this.logger.warn(
-        { container: evicted },
-        `forgot the causes declared for container ${evicted}: too many containers have causes`,
-      );
+    const ttlMs = (ttlSeconds || (this.config?.causes.ttlSeconds ?? 600)) * 1000;
+    const { replaced, forgotten } = causes.attach(containerId, cause, Math.min(ttlMs, 86_400_000));
+    if (forgotten) this.forgotCauses(forgotten.causes, forgotten.containers, causes.limits);
     this.logger.info(
-      { container: request.containerId, declaredBy: cause.declaredBy, reason: cause.reason },
-      `${cause.declaredBy} declared why container ${request.containerId} will end: ${cause.reason}${cause.message ? `: ${cause.message}` : ""}`,
+      { container: containerId, declaredBy: cause.declaredBy, reason: cause.reason },
+      `${cause.declaredBy} declared why container ${containerId} will end: ${cause.reason}${cause.message ? `: ${cause.message}` : ""}`,
     );
     return { replaced };
   }

@@ -61,7 +61,7 @@ const EXPECTED = [
     messageSource: "inferred",
     command: ["sh", "-c", "migrate-db --all"],
     explanation:
-      "exited with code 127 (command not found): the command is not in the image or not on its PATH; command: sh -c 'migrate-db --all'; ran for 1s",
+      "exited with code 127 (command not found): the container couldn't find the command migrate-db (the first of its script) in its PATH (the container sets none, so the shell's default); command: sh -c 'migrate-db --all'; ran for 1s",
   },
   {
     container: "warmup",

@@ -11,6 +11,10 @@ import { JsonLinesOutput } from "./outputs/json-lines.js";
 import { RotatingFile, streamSink } from "./outputs/line-sinks.js";
 import { PrometheusOutput } from "./outputs/metrics.js";
 import type { DropListener, ExitOutput } from "./outputs/output.js";
+import { hostname } from "node:os";
+import type { Logger } from "@nri-ts/stub";
+import { clientApi, loadKubeConfig } from "./outputs/kubernetes/client-api.js";
+import { KubernetesOutput } from "./outputs/kubernetes/kubernetes-output.js";
 
 export interface OutputDependencies {
   onDrop: DropListener;
@@ -18,6 +22,9 @@ export interface OutputDependencies {
   attachCause: (request: AttachCauseRequest) => AttachCauseResponse;
   /** Where `jsonLines.path: "-"` writes; default stdout. */
   stdout?: Writable;
+  logger: Logger;
+  /** Told about each request of the Kubernetes output. */
+  onKubernetesRequest?: (operation: string, outcome: string) => void;
 }
 
 async function startOne(name: string, start: () => Promise<ExitOutput>): Promise<ExitOutput> {
@@ -31,7 +38,7 @@ async function startOne(name: string, start: () => Promise<ExitOutput>): Promise
 export async function startOutputs(config: ExitReporterConfig, deps: OutputDependencies): Promise<ExitOutput[]> {
   const started: ExitOutput[] = [];
   try {
-    const { jsonLines, prometheus, grpc } = config;
+    const { jsonLines, prometheus, grpc, kubernetes } = config;
     if (prometheus) {
       started.push(
         await startOne("prometheus", () =>
@@ -66,6 +73,34 @@ export async function startOutputs(config: ExitReporterConfig, deps: OutputDepen
             attachCause: deps.attachCause,
           }),
         ),
+      );
+    }
+    if (kubernetes) {
+      started.push(
+        await startOne("kubernetes", async () => {
+          const output = new KubernetesOutput({
+            api: clientApi(loadKubeConfig(kubernetes.kubeconfig)),
+            node: kubernetes.node || process.env.NODE_NAME || hostname(),
+            events: kubernetes.events,
+            podAnnotations: kubernetes.podAnnotations,
+            queue: { maxItems: kubernetes.queue.maxEvents, maxBytes: kubernetes.queue.maxBytes },
+            rateLimits: {
+              pod: {
+                burst: kubernetes.rateLimit.perPod.burst,
+                refillMs: kubernetes.rateLimit.perPod.refillSeconds * 1000,
+              },
+              overall: {
+                burst: kubernetes.rateLimit.overall.burst,
+                refillMs: kubernetes.rateLimit.overall.refillSeconds * 1000,
+              },
+            },
+            onDrop: deps.onDrop,
+            onRequest: deps.onKubernetesRequest,
+            logger: deps.logger,
+          });
+          void output.checkAccess();
+          return output;
+        }),
       );
     }
   } catch (error) {

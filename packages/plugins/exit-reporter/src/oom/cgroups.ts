@@ -6,7 +6,8 @@
  * `slice:prefix:name` (`kubepods-pod1.slice:cri-containerd:<id>`).
  */
 import { readFile, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { release } from "node:os";
+import { join, posix } from "node:path";
 
 /** A mounted memory hierarchy: where it is mounted and which cgroup its mount point shows. */
 export interface CgroupLayout {
@@ -14,6 +15,12 @@ export interface CgroupLayout {
   mountPoint: string;
   /** The cgroup at the mount point, `/` unless the mount shows a subtree (e.g. in a cgroup namespace). */
   mountRoot: string;
+  /**
+   * Why a v2 cgroup's memory.events counts only its own OOM kills, not its
+   * subtree's, when it does (the `memory_localevents` mount option, or a
+   * kernel before 5.2); on v1 they are always its own.
+   */
+  localEvents?: string;
 }
 
 /** mountinfo escapes spaces, tabs, newlines and backslashes as octal. */
@@ -41,6 +48,24 @@ export function memoryCgroupFromMountinfo(mountinfo: string): CgroupLayout | und
 }
 
 /**
+ * Why memory.events counts no subtree's kills on this machine, if it does
+ * not: kernels from 5.2 count them in every ancestor, unless cgroup2 is
+ * mounted with `memory_localevents` (a system-wide option: every cgroup2
+ * mount shows it).
+ */
+export function localEventsOn(mountinfo: string, kernelRelease: string): string | undefined {
+  const [major = 0, minor = 0] = kernelRelease.split(/[.-]/).map(Number);
+  if (major < 5 || (major === 5 && minor < 2)) return `kernel ${kernelRelease} (before 5.2)`;
+  for (const line of mountinfo.split("\n")) {
+    const fields = line.split(" ");
+    const separator = fields.indexOf("-");
+    const superOptions = separator >= 6 && fields[separator + 1] === "cgroup2" ? fields[separator + 3] : undefined;
+    if (superOptions?.split(",").includes("memory_localevents")) return "the cgroup2 mount option memory_localevents";
+  }
+  return undefined;
+}
+
+/**
  * The memory hierarchy under an explicitly configured root (e.g. the host's
  * `/sys/fs/cgroup` mounted into the reporter's container): v1 when it has a
  * `memory` directory, else v2.
@@ -57,8 +82,11 @@ export async function memoryCgroupUnder(root: string): Promise<CgroupLayout> {
 
 /** Finds the memory hierarchy: under `root` if given, else from this process's mounts. */
 export async function findMemoryCgroup(root?: string): Promise<CgroupLayout | undefined> {
-  if (root) return memoryCgroupUnder(root);
-  return memoryCgroupFromMountinfo(await readFile("/proc/self/mountinfo", "utf8").catch(() => ""));
+  const mountinfo = await readFile("/proc/self/mountinfo", "utf8").catch(() => "");
+  const layout = root ? await memoryCgroupUnder(root) : memoryCgroupFromMountinfo(mountinfo);
+  if (layout?.version !== 2) return layout;
+  const why = localEventsOn(mountinfo, release());
+  return why ? { ...layout, localEvents: why } : layout;
 }
 
 /** `a-b-c.slice` as systemd nests it: `/a.slice/a-b.slice/a-b-c.slice`; `-.slice` is the root. */
@@ -93,6 +121,12 @@ export function resolveCgroup(cgroup: string): string | undefined {
     else if (parts.pop() === undefined) return undefined;
   }
   return `/${parts.join("/")}`;
+}
+
+/** The parent of a cgroup (resolved), or undefined for the hierarchy's root, or a path that leaves it. */
+export function parentCgroup(cgroup: string): string | undefined {
+  const resolved = resolveCgroup(cgroup);
+  return resolved === undefined || resolved === "/" ? undefined : posix.dirname(resolved);
 }
 
 /** The directory of `cgroup` on disk, or undefined when it lies outside what the mount shows. */

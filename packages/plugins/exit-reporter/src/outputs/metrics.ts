@@ -60,6 +60,8 @@ export class PrometheusOutput implements ExitOutput {
   private readonly exits: Counter<"namespace" | "reason" | "code_class" | "signal">;
   private readonly runSeconds: Histogram<"namespace" | "code_class">;
   private readonly dropped: Counter<"output">;
+  private readonly kubernetesRequests: Counter<"operation" | "outcome">;
+  private readonly forgottenCauses: Counter;
   private readonly namespaces = new Set<string>();
   private readonly reasons: ReadonlySet<string>;
   private readonly maxNamespaces: number;
@@ -88,6 +90,17 @@ export class PrometheusOutput implements ExitOutput {
       name: "nri_exit_reporter_dropped_records_total",
       help: "Exit records an output lost (it could not keep up, or failed).",
       labelNames: ["output"],
+      registers,
+    });
+    this.forgottenCauses = new Counter({
+      name: "nri_exit_reporter_forgotten_causes_total",
+      help: "Causes attached over gRPC that the reporter forgot before their exit, to stay within its limits.",
+      registers,
+    });
+    this.kubernetesRequests = new Counter({
+      name: "nri_exit_reporter_kubernetes_requests_total",
+      help: "Requests of the Kubernetes output to the API server, by operation (create, patch, annotate) and outcome (ok, the HTTP status, or unreachable).",
+      labelNames: ["operation", "outcome"],
       registers,
     });
   }
@@ -140,6 +153,16 @@ export class PrometheusOutput implements ExitOutput {
   /** Counts records another output lost. */
   countDropped(output: string, records: number): void {
     this.dropped.inc({ output }, records);
+  }
+
+  /** Counts causes the reporter forgot to make room. */
+  countForgottenCauses(causes: number): void {
+    this.forgottenCauses.inc(causes);
+  }
+
+  /** Counts a request of the Kubernetes output. */
+  countKubernetesRequest(operation: string, outcome: string): void {
+    this.kubernetesRequests.inc({ operation, outcome });
   }
 
   private namespaceLabel(namespace: string): string {

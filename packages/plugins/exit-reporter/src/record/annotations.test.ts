@@ -36,6 +36,23 @@ describe("exit-code meanings declared by the pod", () => {
       "annotation exit-codes.exit-reporter.nri-ts.dev/container.worker: x: expected a whole number as exit code",
     ]);
   });
+
+  it("keeps a table's good entries and names each bad one", () => {
+    const { meanings, problems } = read({
+      "exit-codes.exit-reporter.nri-ts.dev/pod": "{1: the job failed, x: 1, 3: '', 4: the database is down, 2.5: half}",
+    });
+    expect(meanings).toEqual(
+      new Map([
+        [1, "the job failed"],
+        [4, "the database is down"],
+      ]),
+    );
+    expect(problems).toEqual([
+      "annotation exit-codes.exit-reporter.nri-ts.dev/pod: 3: expected a text saying what the code means",
+      "annotation exit-codes.exit-reporter.nri-ts.dev/pod: x: expected a whole number as exit code",
+      "annotation exit-codes.exit-reporter.nri-ts.dev/pod: 2.5: expected a whole number as exit code",
+    ]);
+  });
 });
 
 describe("causes", () => {

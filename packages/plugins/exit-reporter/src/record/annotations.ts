@@ -51,20 +51,31 @@ function isMapping(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Reads an exit-code table: whole-number keys, text values. */
-export function parseExitCodeTable(value: unknown): Map<number, string> {
+/** An exit-code table: the entries that can be used, and what is wrong with each of the others. */
+export interface ExitCodeTable {
+  meanings: Map<number, string>;
+  /** Each bad entry, by its key as written; `atKey`: the key is what is wrong. */
+  mistakes: { key: string; message: string; atKey: boolean }[];
+}
+
+/**
+ * Reads an exit-code table: whole-number keys, text values. A bad entry is
+ * named in `mistakes` and left out; the good ones are kept.
+ * @throws DeclarationError when it is not a mapping at all
+ */
+export function parseExitCodeTable(value: unknown): ExitCodeTable {
   if (!isMapping(value))
     throw new DeclarationError(
       'expected a mapping of exit codes to texts, e.g. {3: "the configuration file is missing"}',
     );
-  const table = new Map<number, string>();
+  const table: ExitCodeTable = { meanings: new Map(), mistakes: [] };
   for (const [key, text] of Object.entries(value)) {
     const code = Number(key);
     if (!/^-?\d+$/.test(key.trim()) || !Number.isSafeInteger(code))
-      throw new DeclarationError(`${key}: expected a whole number as exit code`);
-    if (typeof text !== "string" || text.trim() === "")
-      throw new DeclarationError(`${key}: expected a text saying what the code means`);
-    table.set(code, text.trim());
+      table.mistakes.push({ key, message: "expected a whole number as exit code", atKey: true });
+    else if (typeof text !== "string" || text.trim() === "")
+      table.mistakes.push({ key, message: "expected a text saying what the code means", atKey: false });
+    else table.meanings.set(code, text.trim());
   }
   return table;
 }
@@ -102,8 +113,10 @@ export function readDeclarations(pod: PodSandbox, container: Container): Declara
   const podAnnotations = pod.annotations ?? {};
   for (const scope of ["pod", `container.${container.name}`]) {
     const key = `${EXIT_CODES_ANNOTATION}/${scope}`;
-    for (const [code, text] of read(key, podAnnotations[key], parseExitCodeTable) ?? [])
-      declarations.meanings.set(code, text);
+    const table = read(key, podAnnotations[key], parseExitCodeTable);
+    for (const mistake of table?.mistakes ?? [])
+      declarations.problems.push(`annotation ${key}: ${mistake.key}: ${mistake.message}`);
+    for (const [code, text] of table?.meanings ?? []) declarations.meanings.set(code, text);
   }
 
   for (const [key, text] of Object.entries(container.annotations ?? {})) {

@@ -6,14 +6,23 @@ import { formatDurationNs } from "@nri-ts/api";
 import { formatCommand } from "./command.js";
 import type { DeclaredCause } from "./causes.js";
 import type { ExitFacts } from "./exit-facts.js";
+import { notFoundClause } from "./not-found.js";
 import { type OomCheck, OomVerdict, Source } from "../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
+
+/** Words declared for an exit code, by whom: the pod, a rule (`by` names it), the configuration's table. */
+export interface Declared {
+  text: string;
+  source: Source;
+  /** The rule that gave them. */
+  by?: string;
+}
 
 export interface ExplanationInput {
   facts: ExitFacts;
   /** The cause that applies to this exit, if any. */
   cause?: DeclaredCause;
   /** A meaning declared for the exit code, and by whom. */
-  declared?: { text: string; source: Source };
+  declared?: Declared;
   runtimeReason: string;
   runtimeMessage: string;
   /** The reason the reporter gives itself: a runtime reason equal to it adds nothing. */
@@ -21,10 +30,13 @@ export interface ExplanationInput {
   oom: OomCheck;
   /** The command to quote for failures to run it. */
   command: readonly string[];
+  /** The container's PATH, when its environment sets one. */
+  path?: string;
 }
 
 const SIGKILL_EXIT = 137;
-const COMMAND_FAILURES = new Set([126, 127]);
+const COMMAND_NOT_FOUND = 127;
+const COMMAND_FAILURES = new Set([126, COMMAND_NOT_FOUND]);
 const NS_PER_S = 1_000_000_000n;
 const NS_PER_MS = 1_000_000n;
 
@@ -87,7 +99,12 @@ function mainClause(input: ExplanationInput): { text: string; toldRuntime: boole
   }
   if (code === 0) return { text: "exited normally (code 0)", toldRuntime: false };
   if (declared) {
-    const by = declared.source === Source.SOURCE_POD ? "as the pod declares" : "as the reporter's configuration says";
+    const by =
+      declared.source === Source.SOURCE_POD
+        ? "as the pod declares"
+        : declared.by
+          ? `as the reporter's rule ${declared.by} says`
+          : "as the reporter's configuration says";
     return { text: `exited with code ${code}: ${declared.text} (${by})`, toldRuntime: false };
   }
   const meaning = facts.meaning;
@@ -98,8 +115,12 @@ function mainClause(input: ExplanationInput): { text: string; toldRuntime: boole
     }
     return { text: `killed by ${name} (exit ${code}): ${meaning.detail}`, toldRuntime: false };
   }
+  const notFound = code === COMMAND_NOT_FOUND ? notFoundClause(input.command, input.path) : undefined;
   if (meaning)
-    return { text: `exited with code ${code} (${meaning.description}): ${meaning.detail}`, toldRuntime: false };
+    return {
+      text: `exited with code ${code} (${meaning.description}): ${notFound ?? meaning.detail}`,
+      toldRuntime: false,
+    };
   return {
     text: `exited with code ${code}, which only the program can explain (no meaning is declared for it)`,
     toldRuntime: false,

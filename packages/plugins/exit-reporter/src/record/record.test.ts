@@ -93,7 +93,7 @@ describe("explanations for what containerd 2.3+ sends (code and times, no reason
       "127",
       { exitCode: 127 },
       NOT_FOUND,
-      "exited with code 127 (command not found): the command is not in the image or not on its PATH; command: sh -c run-app; ran for 3s",
+      "exited with code 127 (command not found): the container couldn't find the command run-app (the first of its script) in its PATH (the container sets none, so the shell's default); command: sh -c run-app; ran for 3s",
     ],
     [
       "130 (SIGINT)",

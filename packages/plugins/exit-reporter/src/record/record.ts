@@ -7,9 +7,10 @@ import type { Container, PodSandbox } from "@nri-ts/api";
 import { causeApplies, type DeclaredCause } from "./causes.js";
 import { stripWrapper, type WrapperPrefix } from "./command.js";
 import { type ExitFacts, exitFacts } from "./exit-facts.js";
-import { explainExit } from "./explanation.js";
+import { type Declared, explainExit } from "./explanation.js";
 import { type ExitRecord, type OomCheck, OomVerdict, Source } from "../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
 import { boundRecord, limitText, RECORD_LIMITS, truncateWords } from "./record-limits.js";
+import { type ExitRule, matchRule } from "../rules/rules.js";
 
 /** The NRI events an exit is reported from. */
 export type ExitEvent = "StopContainer" | "RemoveContainer";
@@ -31,6 +32,8 @@ export interface RecordInput {
   podMeanings: ReadonlyMap<number, string>;
   configMeanings: ReadonlyMap<number, string>;
   wrappers: readonly WrapperPrefix[];
+  /** The configuration's rules (the first that matches is used); none by default. */
+  rules?: readonly ExitRule[];
   /** What went wrong while gathering all this (bad annotations, ...). */
   problems: readonly string[];
 }
@@ -64,6 +67,31 @@ function inferredMessage(facts: ExitFacts, oomKilled: boolean, oom: OomCheck): s
 }
 
 /**
+ * The words declared for the code, the first there is: the pod's, the
+ * matching rule's, the configuration's `exitCodes`.
+ */
+function declaredMeaning(
+  input: RecordInput,
+  code: number | undefined,
+  rule: ExitRule | undefined,
+): Declared | undefined {
+  if (code === undefined) return undefined;
+  const pod = input.podMeanings.get(code);
+  if (pod !== undefined) return { text: limitText(pod, RECORD_LIMITS.message), source: Source.SOURCE_POD };
+  if (rule?.meaning !== undefined)
+    return { text: limitText(rule.meaning, RECORD_LIMITS.message), source: Source.SOURCE_CONFIG, by: rule.name };
+  const config = input.configMeanings.get(code);
+  if (config !== undefined) return { text: limitText(config, RECORD_LIMITS.message), source: Source.SOURCE_CONFIG };
+  return undefined;
+}
+
+/** The container's PATH, if its environment sets one. */
+function pathOf(env: readonly string[]): string | undefined {
+  const entry = env.findLast((variable) => variable.startsWith("PATH="));
+  return entry === undefined ? undefined : limitText(entry.slice(5), RECORD_LIMITS.name);
+}
+
+/**
  * The record of the end; its texts are cut to {@link RECORD_LIMITS} (the
  * runtime's and the pod's before the explanation quotes them).
  */
@@ -83,18 +111,19 @@ export function buildExitRecord(input: RecordInput): ExitRecord {
     runtimeReason === "OOMKilled" ||
     (runtimeReason === "" && oom.verdict === OomVerdict.OOM_VERDICT_CONFIRMED && (code === 137 || code === undefined));
   const cause = input.causes.find((candidate) => causeApplies(candidate, code));
-  const podMeaning = code === undefined ? undefined : input.podMeanings.get(code);
-  const configMeaning = code === undefined ? undefined : input.configMeanings.get(code);
-  const declared =
-    podMeaning !== undefined
-      ? { text: limitText(podMeaning, RECORD_LIMITS.message), source: Source.SOURCE_POD }
-      : configMeaning !== undefined
-        ? { text: limitText(configMeaning, RECORD_LIMITS.message), source: Source.SOURCE_CONFIG }
-        : undefined;
+  const { command, wrapper } = stripWrapper(container.args, input.wrappers);
+  const image = container.image?.name || container.annotations[CRI_IMAGE_ANNOTATION] || "";
+  // A rule, like a declared meaning, is not for an end explained otherwise.
+  const rule =
+    cause || facts.startError || oomKilled
+      ? undefined
+      : matchRule(input.rules ?? [], { image, command, namespace: pod.namespace, exitCode: code });
+  const declared = declaredMeaning(input, code, rule);
 
   const inferred = inferredReason(facts, oomKilled);
   let reason: [string, Source];
   if (cause) reason = [cause.reason, cause.source];
+  else if (rule?.reason) reason = [rule.reason, Source.SOURCE_CONFIG];
   else if (runtimeReason) reason = [runtimeReason, Source.SOURCE_RUNTIME];
   else reason = [inferred, inferred ? Source.SOURCE_INFERRED : Source.SOURCE_UNSPECIFIED];
 
@@ -106,29 +135,27 @@ export function buildExitRecord(input: RecordInput): ExitRecord {
     const text = inferredMessage(facts, oomKilled, oom);
     message = [text, text ? Source.SOURCE_INFERRED : Source.SOURCE_UNSPECIFIED];
   }
+  const ruleUsed = rule && (reason[0] === rule.reason || (declared?.by === rule.name && message[0] === declared.text));
 
-  const { command, wrapper } = stripWrapper(container.args, input.wrappers);
-  // A failure of the wrapper itself is only understood with the wrapper in view.
+  // A failure of the wrapper itself is only understood with the wrapper in view: the runtime's message
+  // names it, or it is what failed to start (the runtime starts the wrapper, which starts the command).
   const wrapperProgram = wrapper[0]?.slice(wrapper[0].lastIndexOf("/") + 1);
-  const quoted = wrapperProgram && runtimeMessage.includes(wrapperProgram) ? container.args : command;
+  const quoted =
+    wrapperProgram && (runtimeMessage.includes(wrapperProgram) || facts.startError) ? container.args : command;
 
   return boundRecord({
     sequence: input.sequence,
     reportedAt: input.reportedAt,
     event: input.event,
     pod: { namespace: pod.namespace, name: pod.name, uid: pod.uid },
-    container: {
-      name: container.name,
-      id: container.id,
-      image: container.image?.name || container.annotations[CRI_IMAGE_ANNOTATION] || "",
-    },
+    container: { name: container.name, id: container.id, image },
     exitCode: code,
     signal: facts.meaning?.signalName ?? (facts.meaning?.signal !== undefined ? `signal ${facts.meaning.signal}` : ""),
     reason: reason[0],
     reasonSource: reason[1],
     message: message[0],
     messageSource: message[1],
-    declaredBy: cause?.declaredBy ?? (message[1] === Source.SOURCE_POD ? "pod" : ""),
+    declaredBy: cause?.declaredBy ?? (message[1] === Source.SOURCE_POD ? "pod" : ruleUsed ? rule.name : ""),
     runtimeReason,
     runtimeMessage,
     createdAt: container.createdAt,
@@ -146,6 +173,7 @@ export function buildExitRecord(input: RecordInput): ExitRecord {
       inferredReason: inferred,
       oom,
       command: quoted,
+      path: pathOf(container.env),
     }),
     oom,
     flags: flagsOf(input, facts),
