@@ -155,8 +155,9 @@ describeEachLine("exit-reporter", (line) => {
     expect(explanation("exit-3")).toBe(
       "exited with code 3, which only the program can explain (no meaning is declared for it); ran for …",
     );
-    expect(explanation("missing")).toBe(
-      "exited with code 127 (command not found): the command is not in the image or not on its PATH; command: /bin/sh -c no-such-command; ran for …",
+    // containerd gives a container the image's PATH, else its default one
+    expect(explanation("missing")).toMatch(
+      /^exited with code 127 \(command not found\): the container couldn't find the command no-such-command \(the first of its script\) in its PATH \(([^):]*:)*\/bin(:[^):]*)*\); command: \/bin\/sh -c no-such-command; ran for …$/,
     );
     expect(explanation("sigterm")).toBe(
       "killed by SIGTERM (exit 143): asked to terminate, as a runtime does when it stops a container; ran for …",
@@ -168,8 +169,9 @@ describeEachLine("exit-reporter", (line) => {
     const { oom } = records.get("oom")!;
     console.log(`containerd ${line.version}: the OOM kill was confirmed by ${oom?.evidence}`);
     expect(oom?.verdict).toBe(OomVerdict.OOM_VERDICT_CONFIRMED);
-    const fromCgroup = `cgroup v${layout?.version} ${file}: oom_kill 1`;
-    if (oom?.evidence !== fromCgroup)
+    // the killer may take more than one of the container's processes before the cgroup fits (seen: oom_kill 2)
+    const fromCgroup = new RegExp(`^cgroup v${layout?.version} ${file}: oom_kill [1-9]\\d*$`);
+    if (!fromCgroup.test(oom?.evidence ?? ""))
       expect(oom?.evidence).toMatch(/^the kernel log: oom-kill of \S+ \(pid \d+\) in memory cgroup \/nri-e2e-/);
     expect(explanation("oom")).toBe(
       `killed by the out-of-memory killer (exit 137, SIGKILL), confirmed by ${oom?.evidence}; ran for …`,

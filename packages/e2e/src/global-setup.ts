@@ -89,8 +89,8 @@ export default async function setup(project: TestProject): Promise<() => void> {
   const containerdTier = tiers.includes("containerd");
   const k8sTier = tiers.includes("k8s");
   const lines = containerdTier ? [...selectedLines()] : [];
-  // the Kubernetes tier's node runs the newest line
-  const built = k8sTier && !lines.includes(NEWEST) ? [NEWEST, ...lines] : lines;
+  // the Kubernetes tier's node and the tests of one line only run the newest, whichever lines NRI_E2E_CONTAINERD names
+  const built = (k8sTier || containerdTier) && !lines.includes(NEWEST) ? [NEWEST, ...lines] : lines;
   const [toolset, images, goLogger, k8sTools, plugins] = await timed("tools, images and the Go logger", () =>
     allSettled<unknown>([
       buildToolset(built),

@@ -13,7 +13,7 @@
  * expect(observed(containers.app).limits["Max open files"]).toEqual({ soft: "1024", hard: "4096" });
  * ```
  */
-import type { ContainerResult } from "./pod.js";
+import { type ContainerResult, OUTPUT_END } from "./pod.js";
 
 export interface ObserveOptions {
   /** Files to print (a missing one reads as `undefined`). */
@@ -35,7 +35,7 @@ export function observeScript({ files = [], andThen }: ObserveOptions = {}): str
     ...files.map((file) =>
       section(`file ${file}`, `if [ -e '${file}' ]; then cat '${file}'; echo; else echo '${MARK} missing'; fi`),
     ),
-    `echo '${MARK} end'`,
+    `echo '${OUTPUT_END}'`,
     ...(andThen ? [andThen] : []),
   ].join("\n");
 }

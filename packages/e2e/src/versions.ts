@@ -1,7 +1,8 @@
 /**
  * Every upstream version the suite runs, pinned. containerd lines stand for
- * the two NRI protocol generations: from NRI v0.12 on (containerd 2.4) each
- * event has its own RPC and containers carry their status; before it
+ * the two NRI protocol generations: from NRI v0.12 on (containerd 2.4, and
+ * 2.3 with v0.12.0) each event has its own RPC and containers carry their
+ * status; before it
  * (containerd 2.2 with NRI v0.11, 2.1 with v0.8) nine events arrive only
  * through StateChange and no status field is filled.
  */
@@ -26,6 +27,7 @@ export interface ContainerdLine {
 
 export const CONTAINERD_LINES: readonly ContainerdLine[] = [
   { version: "v2.4.2", nri: "v0.12.3", configVersion: 4, statusFields: true, podUpdatesAndValidation: true },
+  { version: "v2.3.7", nri: "v0.12.0", configVersion: 4, statusFields: true, podUpdatesAndValidation: true },
   { version: "v2.2.9", nri: "v0.11.0", configVersion: 3, statusFields: false, podUpdatesAndValidation: true },
   { version: "v2.1.9", nri: "v0.8.0", configVersion: 3, statusFields: false, podUpdatesAndValidation: false },
 ];

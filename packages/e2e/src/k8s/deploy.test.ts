@@ -14,13 +14,12 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { BUSYBOX_IMAGE } from "../images.js";
 import { Cluster } from "./cluster.js";
 import { describeK8s } from "./context.js";
 import type { KubeNode } from "./node.js";
 import { deployedPlugins } from "./plugin-images.js";
 import { applyKustomization, argsOverlay, localOverlay, registered } from "./plugins.js";
-import { type Pod, waitPod } from "./pods.js";
+import { type Pod, sleepingPod, waitPod } from "./pods.js";
 
 /** What each plugin registers as, from its DaemonSet's `-idx`; the differ registers at each index of its `-indices`. */
 const REGISTERED: Record<string, string[]> = { "exit-reporter": ["90-exit-reporter"] };
@@ -76,14 +75,12 @@ EOF`,
     for (const plugin of ["ulimit-adjuster", "device-injector", "hook-injector"])
       await applyKustomization(cluster, plugin);
     await cluster.kubectl.apply(
-      workload("adjusted", {
-        annotations: {
-          "ulimits.noderesource.dev/container.app": "- {type: RLIMIT_NOFILE, soft: 1024, hard: 4096}",
-          "devices.noderesource.dev/container.app":
-            "- {path: /dev/nri-null, type: c, major: 1, minor: 3, file_mode: 0666}",
-          "mounts.noderesource.dev/container.app": `- {source: ${node.base}/host-data, destination: /host-data, type: bind, options: [bind, ro]}`,
-          "e2e.nri-ts.dev/hooks": "on",
-        },
+      sleepingPod("adjusted", {
+        "ulimits.noderesource.dev/container.app": "- {type: RLIMIT_NOFILE, soft: 1024, hard: 4096}",
+        "devices.noderesource.dev/container.app":
+          "- {path: /dev/nri-null, type: c, major: 1, minor: 3, file_mode: 0666}",
+        "mounts.noderesource.dev/container.app": `- {source: ${node.base}/host-data, destination: /host-data, type: bind, options: [bind, ro]}`,
+        "e2e.nri-ts.dev/hooks": "on",
       }),
     );
     await waitPod(cluster.kubectl, "adjusted", (pod) => pod.status?.phase === "Running");
@@ -114,7 +111,7 @@ EOF`,
       "logged-by",
     ]);
     await applyKustomization(cluster, "logger", overlay);
-    await cluster.kubectl.apply(workload("stamped"));
+    await cluster.kubectl.apply(sleepingPod("stamped"));
     await waitPod(cluster.kubectl, "stamped", (pod) => pod.status?.phase === "Running");
     const env = await cluster.kubectl.run(["exec", "stamped", "-c", "app", "--", "env"]);
     expect(env).toMatch(/^LOGGED_BY=logger-pid-1$/m);
@@ -142,7 +139,7 @@ EOF`,
   it("a pod whose annotation a plugin refuses fails with the plugin's error in its events; the next one starts", async () => {
     await applyKustomization(cluster, "ulimit-adjuster");
     await cluster.kubectl.apply(
-      workload("refused", { annotations: { "ulimits.noderesource.dev/container.app": "- {type: ULIMIT_CORE}" } }),
+      sleepingPod("refused", { "ulimits.noderesource.dev/container.app": "- {type: ULIMIT_CORE}" }),
     );
     const describe = await cluster.kubectl.until("the refusal in kubectl describe pod refused", async () => {
       const text = await cluster.kubectl.run(["describe", "pod", "refused"]);
@@ -160,9 +157,7 @@ EOF`,
     );
 
     await cluster.kubectl.apply(
-      workload("next", {
-        annotations: { "ulimits.noderesource.dev/container.app": "- {type: nofile, soft: 2048, hard: 2048}" },
-      }),
+      sleepingPod("next", { "ulimits.noderesource.dev/container.app": "- {type: nofile, soft: 2048, hard: 2048}" }),
     );
     await waitPod(cluster.kubectl, "next", (pod) => pod.status?.phase === "Running");
     expect(await cluster.kubectl.run(["exec", "next", "-c", "app", "--", "cat", "/proc/self/limits"])).toMatch(
@@ -170,16 +165,3 @@ EOF`,
     );
   });
 });
-
-/** A busybox pod with one container `app` that sleeps, on the pod network. */
-function workload(name: string, { annotations = {} }: { annotations?: Record<string, string> } = {}): Pod {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name, namespace: "default", annotations },
-    spec: {
-      terminationGracePeriodSeconds: 1,
-      containers: [{ name: "app", image: BUSYBOX_IMAGE, imagePullPolicy: "Never", command: ["sleep", "3600"] }],
-    },
-  };
-}

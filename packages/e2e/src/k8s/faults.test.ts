@@ -16,13 +16,12 @@
  *   node's containerd say why.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { BUSYBOX_IMAGE } from "../images.js";
 import { recordPhase } from "../timings.js";
 import { Cluster } from "./cluster.js";
 import { describeK8s } from "./context.js";
 import type { KubeNode } from "./node.js";
 import { applyKustomization, PLUGIN_NAMESPACE, pluginPods, registered, rolledOut } from "./plugins.js";
-import { eventsOf, type Pod, waitPod } from "./pods.js";
+import { eventsOf, type Pod, sleepingPod, waitPod } from "./pods.js";
 
 const ADJUSTER = "app.kubernetes.io/name=nri-plugin-ulimit-adjuster";
 
@@ -35,7 +34,7 @@ describeK8s("kubernetes: faults", () => {
   async function nextPodAdjusted(): Promise<void> {
     const name = `app-${++pods}`;
     await cluster.kubectl.apply(
-      workload(name, { "ulimits.noderesource.dev/container.app": "- {type: nofile, soft: 2048, hard: 2048}" }),
+      sleepingPod(name, { "ulimits.noderesource.dev/container.app": "- {type: nofile, soft: 2048, hard: 2048}" }),
     );
     await waitPod(cluster.kubectl, name, (pod) => pod.status?.phase === "Running");
     expect(await cluster.kubectl.run(["exec", name, "-c", "app", "--", "cat", "/proc/self/limits"])).toMatch(
@@ -146,18 +145,6 @@ async function containerIds(cluster: Cluster): Promise<Record<string, string[]>>
       (pod.status?.containerStatuses ?? []).map((c) => `${c.containerID} ${c.restartCount}`),
     ]),
   );
-}
-
-function workload(name: string, annotations: Record<string, string>): Pod {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name, namespace: "default", annotations },
-    spec: {
-      terminationGracePeriodSeconds: 1,
-      containers: [{ name: "app", image: BUSYBOX_IMAGE, imagePullPolicy: "Never", command: ["sleep", "3600"] }],
-    },
-  };
 }
 
 /**

@@ -1,11 +1,25 @@
 /**
  * Pods as the API shows them: waiting for a state, reading the status of a
- * container, the events of an object.
+ * container, the events of an object; and the workload pod the tests run.
  */
 import type { Pod, PodStatus } from "kubernetes-types/core/v1.js";
+import { BUSYBOX_IMAGE } from "../images.js";
 import type { Kubectl } from "./kubectl.js";
 
 export type { Pod };
+
+/** A busybox pod in `default` with one container `app` that sleeps, on the pod network. */
+export function sleepingPod(name: string, annotations: Record<string, string> = {}): Pod {
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name, namespace: "default", annotations },
+    spec: {
+      terminationGracePeriodSeconds: 1,
+      containers: [{ name: "app", image: BUSYBOX_IMAGE, imagePullPolicy: "Never", command: ["sleep", "3600"] }],
+    },
+  };
+}
 
 /** Waits until the pod exists and `ready` holds for it; resolves to the pod. */
 export function waitPod(
