@@ -91,7 +91,7 @@ describe.each(Object.keys(tarballs).map((name) => [name] as const))("%s tarball"
         .filter((source) => !existsSync(join(root, dirname(map), source)))
         .map(
           (source) =>
-            `${map}: ${source} is not in the tarball (a file left in dist/ by an older build, or restored with it from the nx cache? npx nx reset, rm -rf dist, build again)`,
+            `${map}: ${source} is not in the tarball (a file left in dist/ by an older build, or restored with it from the nx cache? npm run build:release builds dist/ afresh)`,
         );
     });
     expect(unresolved).toEqual([]);
