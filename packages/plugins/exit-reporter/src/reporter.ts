@@ -257,7 +257,7 @@ export class ExitReporter {
     const cgroupsPath = container.linux?.cgroupsPath ?? "";
     const own = await checkOwnCgroup(this.cgroups, cgroupsPath, signal);
     const fromCgroup = own.gone
-      ? await this.parentCounters.check(this.cgroups, container, exitCode, own.check, signal)
+      ? await this.parentCounters.check(this.cgroups, container, exitCode, own, signal)
       : own.check;
     if (fromCgroup.verdict !== OomVerdict.OOM_VERDICT_UNKNOWN || !this.kernelLog) return fromCgroup;
     const kill = await this.kernelLog.find(cgroupDirectory(cgroupsPath), container.pid, container);

@@ -24,6 +24,9 @@ describe("a cgroup being removed", () => {
       path: "/sys/fs/cgroup/memory/kubepods/burstable/pod1/ctr1/memory.oom_control",
     });
     // gone, for the reporter: its parent's count is asked next (on v2)
-    expect((await checkOwnCgroup(layout, "/kubepods/burstable/pod1/ctr1")).gone).toBe(true);
+    expect((await checkOwnCgroup(layout, "/kubepods/burstable/pod1/ctr1")).gone).toEqual({
+      cgroup: "/kubepods/burstable/pod1/ctr1",
+      how: "was being removed",
+    });
   });
 });

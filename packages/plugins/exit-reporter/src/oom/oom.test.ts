@@ -189,7 +189,7 @@ describe("a real OOM kill in a memory cgroup of this machine", async () => {
       const parent = join(layout!.mountPoint, `${name}-parent`);
       const child = join(parent, "child");
       const parentKills = async () => {
-        const read = await readOomKills(layout!, `/${name}-parent`, parent);
+        const read = await readOomKills(layout!, `the cgroup /${name}-parent`, parent);
         return "count" in read ? read.count : read.failure;
       };
       await mkdir(parent);

@@ -26,18 +26,21 @@ export function oomKillCount(text: string): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
+/** How a cgroup was gone when its counter was read: runc removes it as the container ends. */
+export type CgroupGone = "no longer exists" | "was being removed";
+
 /** A counter file read: the count, or why there is none (`gone` when the cgroup is removed or being removed). */
 export type CounterRead =
   | { count: number; path: string; file: string }
-  | { failure: string; gone: boolean; path: string; file: string };
+  | { failure: string; gone?: CgroupGone; path: string; file: string };
 
 /**
- * The `oom_kill` count of the cgroup `cgroup` (a path inside the
- * hierarchy, already resolved to `directory` on disk); never throws.
+ * The `oom_kill` count of a cgroup, on disk in `directory`; never throws.
+ * @param subject the cgroup as the failure names it: "the container's cgroup /…", "the pod's cgroup /…"
  */
 export async function readOomKills(
   layout: CgroupLayout,
-  cgroup: string,
+  subject: string,
   directory: string,
   signal?: AbortSignal,
 ): Promise<CounterRead> {
@@ -49,17 +52,23 @@ export async function readOomKills(
     text = (await readRegularFile(path, { maxBytes: MAX_COUNTER_FILE_BYTES, signal })).toString("utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return { failure: `the cgroup ${cgroup} no longer exists`, gone: true, path, file };
-    // the kernel answers ENODEV for the files of a cgroup being removed (runc removes it as the container ends)
-    if (code === "ENODEV") return { failure: `the cgroup ${cgroup} was being removed`, gone: true, path, file };
-    return { failure: `cannot read ${path}: ${(error as Error).message}`, gone: false, path, file };
+    // the kernel answers ENODEV for the files of a cgroup being removed
+    const gone = code === "ENOENT" ? "no longer exists" : code === "ENODEV" ? "was being removed" : undefined;
+    if (gone) return { failure: `${subject} ${gone}`, gone, path, file };
+    return { failure: `cannot read ${path}: ${(error as Error).message}`, path, file };
   }
   const count = oomKillCount(text);
   if (count === undefined) {
     const failure = `cgroup v${layout.version} ${file} has no oom_kill counter (kernels before 4.13 have none)`;
-    return { failure, gone: false, path, file };
+    return { failure, path, file };
   }
   return { count, path, file };
+}
+
+/** What the container's own memory cgroup said, and, when it was gone, which cgroup and how. */
+export interface OwnCgroupCheck {
+  check: OomCheck;
+  gone?: { cgroup: string; how: CgroupGone };
 }
 
 /** What the container's memory cgroup says about OOM kills, and whether it is gone; never throws. */
@@ -67,28 +76,24 @@ export async function checkOwnCgroup(
   layout: CgroupLayout | undefined,
   cgroupsPath: string,
   signal?: AbortSignal,
-): Promise<{ check: OomCheck; gone: boolean }> {
-  if (!layout)
-    return { check: unknown("no cgroup memory controller is mounted where the reporter can see it"), gone: false };
+): Promise<OwnCgroupCheck> {
+  if (!layout) return { check: unknown("no cgroup memory controller is mounted where the reporter can see it") };
   const cgroup = cgroupDirectory(cgroupsPath);
-  if (!cgroup) return { check: unknown("the runtime sent no cgroup path"), gone: false };
+  if (!cgroup) return { check: unknown("the runtime sent no cgroup path") };
   const directory = cgroupPathOnDisk(layout, cgroup);
-  if (!directory) {
-    const why = `the cgroup ${cgroup} lies outside the reporter's view of cgroups (${layout.mountPoint})`;
-    return { check: unknown(why), gone: false };
-  }
-  const read = await readOomKills(layout, cgroup, directory, signal);
-  if ("failure" in read) {
-    const failure = read.gone ? read.failure.replace(/^the cgroup/, "the container's cgroup") : read.failure;
-    return { check: unknown(failure, read.path), gone: read.gone };
-  }
+  if (!directory)
+    return {
+      check: unknown(`the cgroup ${cgroup} lies outside the reporter's view of cgroups (${layout.mountPoint})`),
+    };
+  const read = await readOomKills(layout, `the container's cgroup ${cgroup}`, directory, signal);
+  if ("failure" in read)
+    return { check: unknown(read.failure, read.path), gone: read.gone && { cgroup, how: read.gone } };
   return {
     check: {
       verdict: read.count > 0 ? OomVerdict.OOM_VERDICT_CONFIRMED : OomVerdict.OOM_VERDICT_NOT_FOUND,
       evidence: `cgroup v${layout.version} ${read.file}: oom_kill ${read.count}`,
       path: read.path,
     },
-    gone: false,
   };
 }
 

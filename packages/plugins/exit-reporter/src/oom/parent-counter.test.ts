@@ -25,7 +25,7 @@ describe("the parent cgroup's count, when the container's own cgroup is gone (cg
   /** What the reporter does at the container's end: its own cgroup first, then the parent's when it is gone. */
   async function atEnd(c: Container, exitCode: number, layout = v2): Promise<OomCheck> {
     const own = await checkOwnCgroup(layout, c.linux?.cgroupsPath ?? "");
-    return own.gone ? counters.check(layout, c, exitCode, own.check) : own.check;
+    return own.gone ? counters.check(layout, c, exitCode, own) : own.check;
   }
 
   beforeAll(async () => {
@@ -110,7 +110,7 @@ describe("the parent cgroup's count, when the container's own cgroup is gone (cg
     const lone = Container.fromPartial({ id: "lone", linux: { cgroupsPath: "/nowhere/lone" } });
     await counters.watch(v2, undefined, lone, "created");
     expect((await atEnd(lone, 137)).evidence).toBe(
-      "the container's cgroup /nowhere/lone no longer exists; its parent cgroup /nowhere could not be read when the container was created: the cgroup /nowhere no longer exists",
+      "the container's cgroup /nowhere/lone no longer exists; its parent cgroup /nowhere could not be read when the container was created: it no longer exists",
     );
   });
 
@@ -143,8 +143,8 @@ describe("the parent cgroup on cgroup v1", () => {
     // even a count that rose (which the kernel's v1 does not do for a child's kill) is not taken for one
     await writeFile(pod1, "oom_kill_disable 0\nunder_oom 0\noom_kill 1\n");
     const own = await checkOwnCgroup(v1, "/kubepods/burstable/pod1/c1");
-    expect(own.gone).toBe(true);
-    expect(await counters.check(v1, c, 137, own.check)).toEqual({
+    expect(own.gone).toEqual({ cgroup: "/kubepods/burstable/pod1/c1", how: "no longer exists" });
+    expect(await counters.check(v1, c, 137, own)).toEqual({
       verdict: OomVerdict.OOM_VERDICT_UNKNOWN,
       evidence:
         "the container's cgroup /kubepods/burstable/pod1/c1 no longer exists; cgroup v1 counts an OOM kill only in the killed process's own cgroup, not in its pod's",

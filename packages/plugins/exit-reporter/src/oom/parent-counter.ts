@@ -27,7 +27,7 @@ import {
   parentCgroup,
   resolveCgroup,
 } from "./cgroups.js";
-import { type CounterRead, readOomKills } from "./oom.js";
+import { type CounterRead, type OwnCgroupCheck, readOomKills } from "./oom.js";
 
 /** The exit code of a process killed by SIGKILL, as the OOM killer kills. */
 const SIGKILL_EXIT = 137;
@@ -82,11 +82,13 @@ export class ParentOomCounters {
     if (parent === undefined || directory === undefined) return;
     const podCgroup = podCgroupOf(pod?.linux?.cgroupParent ?? "");
     const isPod = podCgroup !== undefined && resolveCgroup(podCgroup) === parent;
-    const count = readOomKills(layout, parent, directory).catch(() => undefined);
+    const parentSaid = isPod ? `the pod's cgroup ${parent}` : `its parent cgroup ${parent}`;
+    // a failure is said after "<parentSaid> could not be read <when>: "
+    const count = readOomKills(layout, "it", directory).catch(() => undefined);
     this.baselines.put(container.id, {
       name: container.name || container.id,
       parent,
-      parentSaid: isPod ? `the pod's cgroup ${parent}` : `its parent cgroup ${parent}`,
+      parentSaid,
       when: since === "created" ? "when the container was created" : "when the reporter first saw it running",
       count,
     });
@@ -103,29 +105,33 @@ export class ParentOomCounters {
     layout: CgroupLayout | undefined,
     container: Container,
     exitCode: number | undefined,
-    own: OomCheck,
+    own: OwnCgroupCheck,
     signal?: AbortSignal,
   ): Promise<OomCheck> {
-    if (!layout) return own;
+    if (!layout) return own.check;
     if (layout.version === 1)
-      return appended(own, "cgroup v1 counts an OOM kill only in the killed process's own cgroup, not in its pod's");
+      return appended(
+        own.check,
+        "cgroup v1 counts an OOM kill only in the killed process's own cgroup, not in its pod's",
+      );
     if (layout.localEvents)
-      return appended(own, `memory.events here counts no kill of a cgroup's subtree (${layout.localEvents})`);
+      return appended(own.check, `memory.events here counts no kill of a cgroup's subtree (${layout.localEvents})`);
     const baseline = this.baselines.get(container.id);
-    if (!baseline) return own;
+    if (!baseline) return own.check;
     const then = await baseline.count;
     if (!then || "failure" in then) {
       return appended(
-        own,
+        own.check,
         `${baseline.parentSaid} could not be read ${baseline.when}: ${then?.failure ?? "no answer"}`,
       );
     }
     const directory = cgroupPathOnDisk(layout, baseline.parent);
-    const now = directory === undefined ? undefined : await readOomKills(layout, baseline.parent, directory, signal);
-    if (!now || "failure" in now)
-      return appended(own, `nor could ${baseline.parentSaid}: ${now?.failure ?? "no answer"}`);
+    if (directory === undefined)
+      return appended(own.check, `${baseline.parentSaid} lies outside the reporter's view of cgroups`);
+    const now = await readOomKills(layout, baseline.parentSaid, directory, signal);
+    if ("failure" in now) return appended(own.check, now.failure);
     const counted = `cgroup v${layout.version} ${now.file} oom_kill ${now.count}`;
-    const ownSaid = own.evidence.replace(/^the container's cgroup/, "its own cgroup");
+    const ownSaid = own.gone ? `its own cgroup ${own.gone.cgroup} ${own.gone.how}` : own.check.evidence;
     if (now.count <= then.count) {
       return {
         verdict: OomVerdict.OOM_VERDICT_NOT_FOUND,
