@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { describeEachLine } from "./context.js";
-import { observed, observeScript } from "./observe.js";
+import { observed, observing } from "./observe.js";
 import { tsLogger } from "./our-plugins.js";
 import { repoDir } from "./paths.js";
 import { type ExternalPlugin, fixturePlugin, fixturesDir, nodePlugin, type PreinstalledPlugin } from "./plugins.js";
@@ -60,7 +60,7 @@ describeEachLine("adjustments", (line) => {
 
   it("env, mounts and annotations arrive in the container", async () => {
     const pod = await runtime.runPod({
-      containers: [{ name: "app", script: observeScript({ files: ["/nri/mounted/hello.txt"] }) }],
+      containers: [{ name: "app", ...observing({ files: ["/nri/mounted/hello.txt"] }) }],
     });
     const app = pod.containers.app;
     const saw = observed(app);

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeE2E } from "./context.js";
 import { daemonSetContainer } from "./daemonset.js";
 import type { ImageArchive } from "./images.js";
-import { observed, observeScript } from "./observe.js";
+import { observed, observing } from "./observe.js";
 import { pluginImage } from "./plugin-image.js";
 import { waitRegistered } from "./plugins.js";
 import { Runtime } from "./runtime.js";
@@ -60,7 +60,7 @@ describeE2E("deployment", () => {
     );
     expect(name).toBe("10-logger");
 
-    const pod = await runtime.runPod({ containers: [{ name: "app", script: observeScript() }] });
+    const pod = await runtime.runPod({ containers: [{ name: "app", ...observing() }] });
     // its own PID namespace: the plugin is PID 1 there
     expect(observed(pod.containers.app).env.DEPLOYED_BY).toBe("logger-pid-1");
     // it logs to stderr, which is the container's log

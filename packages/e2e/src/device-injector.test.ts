@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeEachLine } from "./context.js";
-import { observed, observeScript } from "./observe.js";
+import { observed, observing } from "./observe.js";
 import { deviceInjector } from "./our-plugins.js";
 import type { ExternalPlugin } from "./plugins.js";
 import { PodError } from "./pod.js";
@@ -41,10 +41,10 @@ describeEachLine("device-injector", (line) => {
         "mounts.noderesource.dev/container.app": `- {source: ${hostDir}, destination: /host-data, type: bind, options: [bind, ro]}`,
       },
       containers: [
-        { name: "app", script: observeScript({ files: ["/host-data/hello"], andThen: "ls -ln /dev/nri-null" }) },
+        { name: "app", ...observing({ files: ["/host-data/hello"], andThen: "ls -ln /dev/nri-null" }) },
         {
           name: "plain",
-          script: observeScript({ files: ["/host-data/hello"], andThen: "ls -ln /dev/nri-null || true" }),
+          ...observing({ files: ["/host-data/hello"], andThen: "ls -ln /dev/nri-null || true" }),
         },
       ],
     });
@@ -73,7 +73,7 @@ describeEachLine("device-injector", (line) => {
 
     const next = await runtime.runPod({
       annotations: { "devices.noderesource.dev/container.app": "- {path: /dev/nri-zero, type: c, major: 1, minor: 5}" },
-      containers: [{ name: "app", script: observeScript({ andThen: "ls -ln /dev/nri-zero" }) }],
+      containers: [{ name: "app", ...observing({ andThen: "ls -ln /dev/nri-zero" }) }],
     });
     expect(next.containers.app.stdout).toMatch(/^c\S+\s+1\s+0\s+0\s+1,\s+5 .*\/dev\/nri-zero$/m);
     expect(injector.running).toBe(true);

@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeEachLine } from "./context.js";
-import { observed, observeScript } from "./observe.js";
+import { observed, observing } from "./observe.js";
 import { tsLogger } from "./our-plugins.js";
 import { type ExternalPlugin, fixturePlugin } from "./plugins.js";
 import { Runtime } from "./runtime.js";
@@ -27,7 +27,7 @@ describeEachLine("faults", (line) => {
 
   /** Runs a pod; its container must have run, adjusted by the logger. */
   async function podIsServed(): Promise<void> {
-    const pod = await runtime.runPod({ containers: [{ name: "app", script: observeScript() }] });
+    const pod = await runtime.runPod({ containers: [{ name: "app", ...observing() }] });
     expect(pod.containers.app.exitCode).toBe(0);
     expect(observed(pod.containers.app).env.LOGGER_ENV).toBe(`logger-pid-${logger.pid}`);
   }
@@ -75,7 +75,7 @@ describeEachLine("faults", (line) => {
     await reconnecting.waitRegistered(runtime.containerd, from);
     expect(reconnecting.running).toBe(true);
 
-    const pod = await runtime.runPod({ containers: [{ name: "app", script: observeScript() }] });
+    const pod = await runtime.runPod({ containers: [{ name: "app", ...observing() }] });
     expect(observed(pod.containers.app).env.POD_NAME).toBe(pod.name);
     expect(pod.containers.app.inspect.info?.runtimeSpec?.annotations?.["example.com/seen-by"]).toBe("annotate");
 

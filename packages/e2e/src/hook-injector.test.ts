@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeEachLine } from "./context.js";
-import { observed, observeScript } from "./observe.js";
+import { observed, observing } from "./observe.js";
 import { hookInjector } from "./our-plugins.js";
 import type { ExternalPlugin } from "./plugins.js";
 import { Runtime } from "./runtime.js";
@@ -57,10 +57,10 @@ describeEachLine("hook-injector", (line) => {
   it("runs the matching hooks of both schemas where the runtime runs each stage, and none for others", async () => {
     const pod = await runtime.runPod({
       annotations: { "e2e.nri-ts.dev/hooks": "on" },
-      containers: [{ name: "app", script: observeScript({ files: ["/hook-mark"] }) }],
+      containers: [{ name: "app", ...observing({ files: ["/hook-mark"] }) }],
     });
     const other = await runtime.runPod({
-      containers: [{ name: "plain", script: observeScript({ files: ["/hook-mark"] }) }],
+      containers: [{ name: "plain", ...observing({ files: ["/hook-mark"] }) }],
     });
     expect(injector.name).toBe("30-hook-injector");
 

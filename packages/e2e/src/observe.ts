@@ -1,6 +1,6 @@
 /**
- * What a container saw, from the inside: `observeScript()` is a busybox
- * script that prints the container's environment, rlimits, mounts and
+ * What a container saw, from the inside: `observing()` gives a container a
+ * busybox script that prints the container's environment, rlimits, mounts and
  * cgroups and any files asked for, in sections; `observed()` reads them
  * back from the container's output. A check for a new plugin runs a pod
  * whose container runs this script and asserts on the result.
@@ -8,12 +8,12 @@
  * ```ts
  * const { containers } = await runtime.runPod({
  *   annotations: { "ulimits.noderesource.dev/container.app": "- {type: nofile, soft: 1024, hard: 4096}" },
- *   containers: [{ name: "app", script: observeScript() }],
+ *   containers: [{ name: "app", ...observing() }],
  * });
  * expect(observed(containers.app).limits["Max open files"]).toEqual({ soft: "1024", hard: "4096" });
  * ```
  */
-import { type ContainerResult, OUTPUT_END } from "./pod.js";
+import type { ContainerResult, ContainerSpec } from "./pod.js";
 
 export interface ObserveOptions {
   /** Files to print (a missing one reads as `undefined`). */
@@ -23,11 +23,15 @@ export interface ObserveOptions {
 }
 
 const MARK = "=== e2e:";
+const END = `${MARK} end`;
 
-/** The script. It exits with the status of `andThen`, else 0. */
-export function observeScript({ files = [], andThen }: ObserveOptions = {}): string {
+/** The container's script, and its last line (its output is read once the log has it). It exits with the status of `andThen`, else 0. */
+export function observing({
+  files = [],
+  andThen,
+}: ObserveOptions = {}): Required<Pick<ContainerSpec, "script" | "outputEnd">> {
   const section = (name: string, command: string) => `echo '${MARK} ${name}'; ${command}`;
-  return [
+  const script = [
     section("env", "env"),
     section("limits", "cat /proc/self/limits"),
     section("mounts", "cat /proc/self/mountinfo"),
@@ -35,9 +39,10 @@ export function observeScript({ files = [], andThen }: ObserveOptions = {}): str
     ...files.map((file) =>
       section(`file ${file}`, `if [ -e '${file}' ]; then cat '${file}'; echo; else echo '${MARK} missing'; fi`),
     ),
-    `echo '${OUTPUT_END}'`,
+    `echo '${END}'`,
     ...(andThen ? [andThen] : []),
   ].join("\n");
+  return { script, outputEnd: END };
 }
 
 export interface Rlimit {
@@ -71,7 +76,7 @@ function sections(output: string): Map<string, string[]> {
   for (const line of output.split("\n")) {
     if (line.startsWith(`${MARK} `)) {
       const name = line.slice(MARK.length + 1);
-      if (name === "end") current = undefined;
+      if (line === END) current = undefined;
       else if (name === "missing" && current) current.push(line);
       else found.set(name, (current = []));
     } else current?.push(line);
@@ -79,7 +84,7 @@ function sections(output: string): Map<string, string[]> {
   return found;
 }
 
-/** Reads back what {@link observeScript} printed. */
+/** Reads back what {@link observing} printed. */
 export function observed(container: Pick<ContainerResult, "stdout" | "name">): Observed {
   const found = sections(container.stdout);
   if (!found.has("env")) throw new Error(`container ${container.name} printed no report:\n${container.stdout}`);

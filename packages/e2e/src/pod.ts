@@ -18,9 +18,6 @@ import type { ContainerInspect, Crictl } from "./cri.js";
 import { sleep } from "./exec.js";
 import { BUSYBOX_IMAGE } from "./images.js";
 
-/** A script's last line, when it prints one (observe.ts's reports do): its output is read once the log has it. */
-export const OUTPUT_END = "=== e2e: end";
-
 export interface MountSpec {
   containerPath: string;
   hostPath: string;
@@ -32,6 +29,13 @@ export interface ContainerSpec {
   name: string;
   /** A shell script for busybox's `sh -c`. */
   script?: string;
+  /**
+   * The line the script prints last, if it matters that its output is read
+   * whole (observe.ts's reports): after the exit, the output is read once
+   * the log has it (containerd may tell of an exit before its log copier
+   * has written the last of the output).
+   */
+  outputEnd?: string;
   /** The command instead of a script (replaces the image's entrypoint); with neither, the image's own runs. */
   command?: readonly string[];
   args?: readonly string[];
@@ -315,10 +319,9 @@ export async function runPod(host: PodHost, spec: PodSpec): Promise<PodResult> {
         await container.stop(stop.timeoutSeconds);
       }
       await container.waitExited();
-      // containerd may tell of the exit before its log copier has written the last of the output (seen on
-      // 2.1.9: an observe report missing whole): a report is read once its end is in the log
-      if (container.spec.script?.includes(OUTPUT_END))
-        await container.waitForOutput(OUTPUT_END, 10_000).catch(() => undefined);
+      // seen on containerd 2.1.9: an observe report missing whole, read right after the exit
+      const { outputEnd } = container.spec;
+      if (outputEnd !== undefined) await container.waitForOutput(outputEnd, 10_000).catch(() => undefined);
     }
     const results = await Promise.all(pod.containers.map((container) => container.result()));
     return {

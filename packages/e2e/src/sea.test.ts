@@ -12,7 +12,7 @@ import { buildPluginSeas } from "@nri-ts/tools/sea";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeE2E } from "./context.js";
 import { run } from "./exec.js";
-import { observed, observeScript } from "./observe.js";
+import { observed, observing } from "./observe.js";
 import { cacheDir } from "./paths.js";
 import { Runtime } from "./runtime.js";
 
@@ -67,8 +67,8 @@ describeE2E("a single-executable plugin", () => {
     const pod = await runtime.runPod({
       annotations: { "ulimits.noderesource.dev/container.app": "- {type: RLIMIT_NOFILE, soft: 1536, hard: 3072}" },
       containers: [
-        { name: "app", script: observeScript() },
-        { name: "plain", script: observeScript() },
+        { name: "app", ...observing() },
+        { name: "plain", ...observing() },
       ],
     });
     expect(observed(pod.containers.app).limits["Max open files"]).toEqual({ soft: "1536", hard: "3072" });

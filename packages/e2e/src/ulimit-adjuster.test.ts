@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeEachLine } from "./context.js";
-import { observed, observeScript } from "./observe.js";
+import { observed, observing } from "./observe.js";
 import { ulimitAdjuster } from "./our-plugins.js";
 import type { ExternalPlugin } from "./plugins.js";
 import { PodError } from "./pod.js";
@@ -34,9 +34,9 @@ describeEachLine("ulimit-adjuster", (line) => {
         "ulimits.nri.containerd.io/container.legacy": "- {type: nofile, soft: 2048, hard: 2048}",
       },
       containers: [
-        { name: "app", script: observeScript() },
-        { name: "legacy", script: observeScript() },
-        { name: "plain", script: observeScript() },
+        { name: "app", ...observing() },
+        { name: "legacy", ...observing() },
+        { name: "plain", ...observing() },
       ],
     });
     expect(adjuster.name).toBe("20-ulimit-adjuster");
@@ -74,7 +74,7 @@ describeEachLine("ulimit-adjuster", (line) => {
 
     const next = await runtime.runPod({
       annotations: { "ulimits.noderesource.dev/container.app": "- {type: nofile, soft: 2048, hard: 2048}" },
-      containers: [{ name: "app", script: observeScript() }],
+      containers: [{ name: "app", ...observing() }],
     });
     expect(observed(next.containers.app).limits["Max open files"]).toEqual({ soft: "2048", hard: "2048" });
     expect(adjuster.running).toBe(true);

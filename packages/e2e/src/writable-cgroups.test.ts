@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeEachLine } from "./context.js";
-import { observed, observeScript } from "./observe.js";
+import { observed, observing } from "./observe.js";
 import { writableCgroups } from "./our-plugins.js";
 import type { ExternalPlugin } from "./plugins.js";
 import { Runtime } from "./runtime.js";
@@ -54,10 +54,10 @@ describeEachLine("writable-cgroups", (line) => {
   it("mounts /sys/fs/cgroup read-write in the containers that ask, and they can create a cgroup there", async () => {
     const asked = await runtime.runPod({
       annotations: { "writable-cgroups.noderesource.dev": "true" },
-      containers: [{ name: "app", script: observeScript({ andThen: TRY_CGROUP }) }],
+      containers: [{ name: "app", ...observing({ andThen: TRY_CGROUP }) }],
     });
     const plain = await runtime.runPod({
-      containers: [{ name: "app", script: observeScript({ andThen: TRY_CGROUP }) }],
+      containers: [{ name: "app", ...observing({ andThen: TRY_CGROUP }) }],
     });
     expect(plugin.name).toBe("40-writable-cgroups");
     const cgroupMounts = (seen: ReturnType<typeof observed>) =>
