@@ -2,15 +2,20 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { decodeConfig, defaultConfig, ExitReporterConfigError } from "./config.js";
 
-/** The mistakes decodeConfig finds in `text`, each as `field: message`. */
-function mistakes(text: string): string[] {
+/** The error decodeConfig refuses `text` with, if it does. */
+function refusal(text: string): ExitReporterConfigError | undefined {
   try {
     decodeConfig(text);
-    return [];
+    return undefined;
   } catch (error) {
     if (!(error instanceof ExitReporterConfigError)) throw error;
-    return error.issues.map((issue) => `${issue.path ? `${issue.path}: ` : ""}${issue.message}`);
+    return error;
   }
+}
+
+/** The mistakes decodeConfig finds in `text`, each as `field: message`. */
+function mistakes(text: string): string[] {
+  return (refusal(text)?.issues ?? []).map((issue) => `${issue.path ? `${issue.path}: ` : ""}${issue.message}`);
 }
 
 describe("decodeConfig", () => {
@@ -123,13 +128,7 @@ grpc: {listen: "tcp://0.0.0.0:50051", recent: 50, subscriberBuffer: 10}
       "  1.5: half",
       "",
     ].join("\n");
-    let error: ExitReporterConfigError | undefined;
-    try {
-      decodeConfig(text);
-    } catch (caught) {
-      error = caught as ExitReporterConfigError;
-    }
-    expect(error?.issues).toEqual([
+    expect(refusal(text)?.issues).toEqual([
       { line: 3, column: 3, path: "exitCodes.three", message: "expected a whole number as exit code" },
       { line: 4, column: 6, path: "exitCodes.4", message: "expected a text saying what the code means" },
       { line: 5, column: 3, path: "exitCodes.1.5", message: "expected a whole number as exit code" },
@@ -146,12 +145,7 @@ grpc: {listen: "tcp://0.0.0.0:50051", recent: 50, subscriberBuffer: 10}
       "oom: {check: yes, kernelLogs: /dev/kmsg}",
       "",
     ].join("\n");
-    let error: ExitReporterConfigError | undefined;
-    try {
-      decodeConfig(text);
-    } catch (caught) {
-      error = caught as ExitReporterConfigError;
-    }
+    const error = refusal(text);
     expect(error?.issues).toEqual([
       {
         line: 1,
