@@ -6,7 +6,7 @@ import { createLogger } from "@nri-ts/stub";
 import { ServerError, Status } from "nice-grpc-common";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { decodeConfig } from "./config.js";
-import { DropLog } from "./outputs/drop-log.js";
+import { BurstLog, recordsLost } from "./burst-log.js";
 import {
   type AttachCauseRequest,
   type ExitRecord,
@@ -138,13 +138,21 @@ describe("causes attached over gRPC", () => {
     attach("c1", "99-last");
     attach("c2", "10-p");
     const limits = `${CAUSE_LIMITS.perContainer} causes a container, 1 container, ${CAUSE_LIMITS.bytes} bytes in all`;
+    // a burst is logged once, then summed up (here when the reporter closes), and every cause is counted
     expect(messages().filter((message) => message.startsWith("forgot"))).toEqual([
       `forgot 1 declared cause: the reporter keeps at most ${limits}`,
-      `forgot ${CAUSE_LIMITS.perContainer} declared causes (all those of container c1): the reporter keeps at most ${limits}`,
     ]);
     const port = (reporter.activeOutputs[0] as unknown as { port: number }).port;
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     expect(text).toContain(`nri_exit_reporter_forgotten_causes_total ${CAUSE_LIMITS.perContainer + 1}`);
+    await reporter.close();
+    expect(
+      messages()
+        .filter((message) => message.startsWith("forgot"))
+        .slice(1),
+    ).toEqual([
+      `forgot ${CAUSE_LIMITS.perContainer} declared causes more in 10s (the last: all those of container c1; the reporter keeps at most ${limits})`,
+    ]);
   });
 
   it("are refused before the reporter is configured", () => {
@@ -286,14 +294,14 @@ describe("outputs that fail", () => {
   });
 });
 
-describe("DropLog", () => {
-  it("logs the first loss at once, then a summary per interval", async () => {
+describe("BurstLog", () => {
+  it("logs the first loss of a kind at once, then a summary per interval", async () => {
     const { logger, messages } = capture();
-    const log = new DropLog(logger, 30);
-    log.dropped("json-lines", 1, "disk full");
-    log.dropped("json-lines", 1, "disk full");
-    log.dropped("json-lines", 2, "disk still full");
-    log.dropped("grpc", 1, "slow");
+    const log = new BurstLog(logger, 30);
+    log.lost(recordsLost("json-lines"), 1, "disk full");
+    log.lost(recordsLost("json-lines"), 1, "disk full");
+    log.lost(recordsLost("json-lines"), 2, "disk still full");
+    log.lost(recordsLost("grpc"), 1, "slow");
     expect(messages()).toEqual(["json-lines output lost 1 record: disk full", "grpc output lost 1 record: slow"]);
     await new Promise((resolve) => setTimeout(resolve, 60));
     expect(messages().slice(2)).toEqual(["json-lines output lost 3 records more in 0.03s (the last: disk still full)"]);

@@ -13,7 +13,7 @@ import { type CauseRequest, CauseRequestError, readCauseRequest } from "./record
 import { CauseBook } from "./record/causes.js";
 import { type CgroupLayout, cgroupDirectory, findMemoryCgroup } from "./oom/cgroups.js";
 import type { ExitReporterConfig } from "./config.js";
-import { DropLog } from "./outputs/drop-log.js";
+import { BurstLog, CAUSES_FORGOTTEN, recordsLost } from "./burst-log.js";
 import { exitFacts, wantsOomCheck } from "./record/exit-facts.js";
 import { ExitTracker } from "./record/exit-tracker.js";
 import {
@@ -89,7 +89,7 @@ export class ExitReporter {
   private readonly now: () => bigint;
   private readonly tracker = new ExitTracker();
   private readonly parentCounters = new ParentOomCounters();
-  private readonly drops: DropLog;
+  private readonly losses: BurstLog;
   private config: ExitReporterConfig | undefined;
   private causes: CauseBook | undefined;
   private cgroups: CgroupLayout | undefined;
@@ -101,7 +101,7 @@ export class ExitReporter {
   constructor(private readonly options: ExitReporterOptions = {}) {
     this.logger = options.logger ?? silentLogger;
     this.now = options.now ?? (() => dateToNs(Date.now()));
-    this.drops = new DropLog(this.logger);
+    this.losses = new BurstLog(this.logger);
   }
 
   /** The outputs running now (for a caller that wants the gRPC address or the metrics port). */
@@ -155,16 +155,13 @@ export class ExitReporter {
     this.metrics?.countForgottenCauses(causes);
     const whose =
       containers.length > 0
-        ? ` (all those of container${containers.length === 1 ? "" : "s"} ${containers.join(", ")})`
+        ? `all those of container${containers.length === 1 ? "" : "s"} ${containers.join(", ")}; `
         : "";
-    this.logger.warn(
-      { causes, containers },
-      `forgot ${causes} declared cause${causes === 1 ? "" : "s"}${whose}: the reporter keeps at most ${limits}`,
-    );
+    this.losses.lost(CAUSES_FORGOTTEN, causes, `${whose}the reporter keeps at most ${limits}`);
   }
 
   private dropped(output: string, records: number, why: string): void {
-    this.drops.dropped(output, records, why);
+    this.losses.lost(recordsLost(output), records, why);
     this.metrics?.countDropped(output, records);
   }
 
@@ -337,6 +334,6 @@ export class ExitReporter {
     this.config = undefined;
     await this.closeConfigured();
     await Promise.all((this.options.outputs ?? []).map((output) => output.close()));
-    this.drops.close();
+    this.losses.close();
   }
 }
