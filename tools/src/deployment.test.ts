@@ -124,16 +124,22 @@ describe("the exit reporter's access to the API server (its Kubernetes output)",
     const config =
       (resources.find((r) => r.kind === "ConfigMap") as ConfigMap | undefined)?.data?.["config.yaml"] ?? "";
     const annotations = /podAnnotations:\s*true/.test(config);
+    const podStatus = !/oomFromPodStatus:\s*false/.test(config);
     return {
       where,
       config,
-      grants: ["create events.k8s.io/events", "patch events.k8s.io/events", ...(annotations ? ["patch /pods"] : [])],
+      grants: [
+        "create events.k8s.io/events",
+        "patch events.k8s.io/events",
+        ...(podStatus ? ["get /pods"] : []),
+        ...(annotations ? ["patch /pods"] : []),
+      ],
       nodeNameEnv: "NODE_NAME",
     };
   };
 
   it.skipIf(!haveGo).each(OVERLAYS)(
-    "overlay %s: its own ServiceAccount, bound to a ClusterRole that may create and patch Events and no more, the node's name from the downward API, the output on",
+    "overlay %s: its own ServiceAccount, bound to a ClusterRole that may create and patch Events, read pods and no more, the node's name from the downward API, the output on",
     (overlay) => {
       const resources = rendered[overlayDir(reporter, overlay)];
       if (!Array.isArray(resources)) throw new Error(`not rendered: ${JSON.stringify(resources)}`);

@@ -57,7 +57,7 @@ describeK8s("kubernetes: the exit reporter's Events against a real API server", 
   let sequence = 0;
 
   /** A reporter of this process, its JSON-lines output off, the Kubernetes output with `kubernetes`'s settings. */
-  async function reporter(kubernetes: string, extra = ""): Promise<ExitReporter> {
+  async function reporter(kubernetes: string, extra = "", oom = "{check: false}"): Promise<ExitReporter> {
     const logger = createLogger({
       stream: {
         write: (line: string) => {
@@ -69,7 +69,7 @@ describeK8s("kubernetes: the exit reporter's Events against a real API server", 
     const started = new ExitReporter({ logger });
     await started.configure(
       decodeConfig(
-        `jsonLines: false\ngrpc: {listen: ${join(work, `exits-${reporters.length}.sock`)}}\noom: {check: false}\nprometheus: {listen: "127.0.0.1:0"}\nkubernetes: ${kubernetes}\n${extra}`,
+        `jsonLines: false\ngrpc: {listen: ${join(work, `exits-${reporters.length}.sock`)}}\noom: ${oom}\nprometheus: {listen: "127.0.0.1:0"}\nkubernetes: ${kubernetes}\n${extra}`,
       ),
     );
     reporters.push(started);
@@ -143,7 +143,7 @@ describeK8s("kubernetes: the exit reporter's Events against a real API server", 
     reporterConfig = join(work, "reporter.kubeconfig");
     kubeconfig(reporterConfig, cluster.plane.server, cluster.plane.pki.caCert, token);
     // pods the Events are about: a scheduler without nodes leaves them Pending, which is all describe needs
-    for (const pod of ["web", "loader", "setup"]) {
+    for (const pod of ["web", "loader", "setup", "oom"]) {
       await cluster.kubectl.apply({
         apiVersion: "v1",
         kind: "Pod",
@@ -246,6 +246,54 @@ describeK8s("kubernetes: the exit reporter's Events against a real API server", 
     expect(describe).toMatch(
       /Warning\s+SetupFailed\s+.*nri-ts\.dev\/exit-reporter.*stopped by plugin 10-gpu-setup: failed to start a user-defined container: the GPU driver did not load \(exit 137, SIGKILL\)/,
     );
+  });
+
+  it("a SIGKILL the reporter could not confirm as an OOM kill: the pod's status saying OOMKilled makes its Event one", async () => {
+    // the OOM check on, and nothing for it to read (no cgroup path, no kernel log): not confirmed
+    const exits = await reporter(`{kubeconfig: ${reporterConfig}}`, "", "{check: true, kernelLog: false}");
+    const record = await end(exits, "oom", "app", 137);
+    expect(record?.explanation).toMatch(
+      /^killed by SIGKILL \(exit 137\) \(OOM not confirmed: the runtime sent no cgroup path/,
+    );
+    // then the kubelet writes the end in the pod's status, as it does a moment after an OOM kill the runtime saw
+    const finished = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+    await cluster.kubectl.run([
+      ...["patch", "pod", "oom", "-n", NS, "--subresource=status", "--type=merge", "-p"],
+      JSON.stringify({
+        status: {
+          containerStatuses: [
+            {
+              name: "app",
+              image: "busybox",
+              imageID: "",
+              ready: false,
+              restartCount: 1,
+              state: { waiting: { reason: "CrashLoopBackOff" } },
+              lastState: {
+                terminated: {
+                  exitCode: 137,
+                  reason: "OOMKilled",
+                  containerID: `containerd://${record?.container?.id}`,
+                  startedAt: finished,
+                  finishedAt: finished,
+                },
+              },
+            },
+          ],
+        },
+      }),
+    ]);
+    const [event] = await cluster.kubectl.until("the Event of oom/app", async () => {
+      const found = await events("oom");
+      return found.length > 0 && found;
+    });
+    expect(event).toMatchObject({
+      reason: "OOMKilled",
+      note: expect.stringMatching(
+        /^killed by the out-of-memory killer \(exit 137, SIGKILL\), as the runtime told the kubelet: the pod's status says OOMKilled \(the reporter could not confirm it itself: the runtime sent no cgroup path/,
+      ),
+    });
+    expect(await events("oom")).toHaveLength(1);
   });
 
   it("50 containers end while the API server is stopped: all 50 arrive when it is back, none twice", async () => {

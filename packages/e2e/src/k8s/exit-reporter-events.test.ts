@@ -78,11 +78,11 @@ const CASES: Case[] = [
     memory: "32Mi",
     type: "Warning",
     // confirmed from the container's memory cgroup when it is still there (the DaemonSet reads no kernel log); once runc
-    // removed it, from the pod's cgroup on cgroup v2 only: v1 counts a kill only in the killed process's own cgroup,
-    // and this node is v1, so either outcome is expected here
-    reason: /^(OOMKilled|Error)$/,
+    // removed it, from the pod's cgroup on cgroup v2, and on v1 (this node), where only the killed process's own cgroup
+    // counts the kill, from the pod's status: the runtime saw the kill and told the kubelet (OOMKilled)
+    reason: /^OOMKilled$/,
     explanation:
-      /^killed by (the out-of-memory killer \(exit 137, SIGKILL\), confirmed by cgroup|SIGKILL \(exit 137\))/,
+      /^killed by the out-of-memory killer \(exit 137, SIGKILL\), (confirmed by cgroup|as the runtime told the kubelet: the pod's status says OOMKilled)/,
   },
   {
     name: "sigterm",
@@ -94,6 +94,9 @@ const CASES: Case[] = [
       /^killed by SIGTERM \(exit 143\): asked to terminate, as a runtime does when it stops a container; ran for /,
   },
 ];
+
+/** An OOM kill, seen by a reporter that cannot read cgroups. */
+const UNSEEN_OOM: Case = { ...CASES.find((c) => c.name === "oom")!, name: "unseen-oom" };
 
 interface CoreEvent {
   type: string;
@@ -108,15 +111,11 @@ interface CoreEvent {
 describeK8s("kubernetes: the exit reporter's explanations in kubectl describe pod", () => {
   let cluster: Cluster;
 
-  beforeAll(async () => {
-    cluster = await Cluster.start({ label: "exit-reporter-events" });
-    // an operator's overlay on the published one: Events for clean ends too
-    const overlay = mkdtempSync(join(cluster.dir, "overlay-exit-reporter-"));
+  /** The reporter deployed from an operator's overlay on the published one, its configuration changed by `edit`. */
+  async function deployReporter(name: string, edit: (config: string) => string): Promise<void> {
+    const overlay = mkdtempSync(join(cluster.dir, `overlay-exit-reporter-${name}-`));
     const base = join(localOverlay("exit-reporter"), "..", "..", "base", "config.yaml");
-    writeFileSync(
-      join(overlay, "config.yaml"),
-      readFileSync(base, "utf8").replace(/^kubernetes: .*$/m, "kubernetes: {events: all}"),
-    );
+    writeFileSync(join(overlay, "config.yaml"), edit(readFileSync(base, "utf8")));
     writeFileSync(
       join(overlay, "kustomization.yaml"),
       JSON.stringify({
@@ -129,10 +128,18 @@ describeK8s("kubernetes: the exit reporter's explanations in kubectl describe po
       }),
     );
     await applyKustomization(cluster, "exit-reporter", overlay);
+  }
+
+  const allEnds = (config: string) => config.replace(/^kubernetes: .*$/m, "kubernetes: {events: all}");
+
+  beforeAll(async () => {
+    cluster = await Cluster.start({ label: "exit-reporter-events" });
+    // Events for clean ends too
+    await deployReporter("all", allEnds);
   }, 600_000);
   afterAll(async () => {
     if (!cluster) return;
-    for (const c of CASES) {
+    for (const c of [...CASES, UNSEEN_OOM]) {
       await cluster.kubectl
         .run(["patch", "pod", c.name, "--type=json", "-p", '[{"op":"remove","path":"/metadata/finalizers"}]'])
         .catch(() => undefined);
@@ -191,6 +198,43 @@ describeK8s("kubernetes: the exit reporter's explanations in kubectl describe po
     expect(looped).toMatch(/Last State:\s+Terminated\n\s+Reason:\s+Error\n\s+Exit Code:\s+3/);
     console.log(`k8s: kubectl describe pod exit-3 (its container, and the events):\n${excerpt(looped)}`);
   }, 900_000);
+
+  it("an OOM kill the reporter cannot confirm itself: its Event says OOMKilled from the pod's status, as the kubelet had it from the runtime", async () => {
+    // the reporter blind to cgroups (its cgroup root points nowhere), as when runc removed the container's cgroup
+    // before the reporter read it on a cgroup v1 node
+    await deployReporter("blind", (config) =>
+      allEnds(config).replace(/^oom: .*$/m, "oom: {cgroupRoot: /host/no-cgroups-here, kernelLog: false}"),
+    );
+    await cluster.kubectl.apply(pod(UNSEEN_OOM));
+    const [event] = await cluster.kubectl.until(
+      "the reporter's Event on pod unseen-oom",
+      async () => {
+        const list = await cluster.kubectl.json<{ items: CoreEvent[] }>([
+          ...["get", "events", "-n", "default", "--field-selector", "involvedObject.name=unseen-oom"],
+        ]);
+        const ours = list.items.filter((e) => e.reportingComponent === "nri-ts.dev/exit-reporter");
+        return ours.length > 0 && ours;
+      },
+      240_000,
+    );
+    expect(event).toMatchObject({ type: "Warning", reason: "OOMKilled" });
+    expect(event?.message).toMatch(
+      /^killed by the out-of-memory killer \(exit 137, SIGKILL\), as the runtime told the kubelet: the pod's status says OOMKilled \(the reporter could not confirm it itself: the container's cgroup \S+ no longer exists/,
+    );
+    const describe = await cluster.kubectl.run(["describe", "pod", "unseen-oom"]);
+    expect(describe).toMatch(/(Last )?State:\s+Terminated\n\s+Reason:\s+OOMKilled\n\s+Exit Code:\s+137/);
+    console.log(`k8s: kubectl describe pod unseen-oom (its container, and the events):\n${excerpt(describe)}`);
+    // the reporter's own record (its JSON lines) says what it saw itself
+    const logs = await cluster.kubectl.run([
+      "logs",
+      "-n",
+      "kube-system",
+      "-l",
+      "app.kubernetes.io/name=nri-plugin-exit-reporter",
+      "--tail=-1",
+    ]);
+    expect(logs).toMatch(/"explanation":"killed by SIGKILL \(exit 137\) \(OOM not confirmed: the container's cgroup/);
+  }, 600_000);
 });
 
 /** The container's state lines and the events of a `kubectl describe pod`. */

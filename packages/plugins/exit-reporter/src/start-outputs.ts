@@ -83,6 +83,7 @@ export async function startOutputs(config: ExitReporterConfig, deps: OutputDepen
             node: kubernetes.node || process.env.NODE_NAME || hostname(),
             events: kubernetes.events,
             podAnnotations: kubernetes.podAnnotations,
+            oomFromPodStatus: kubernetes.oomFromPodStatus,
             queue: { maxItems: kubernetes.queue.maxEvents, maxBytes: kubernetes.queue.maxBytes },
             rateLimits: {
               pod: {

@@ -1,17 +1,20 @@
 /**
- * An API server's Event and pod endpoints in memory, for the Kubernetes
+ * An API server's Event and pod endpoints in memory (a pod's status: the
+ * container ends it says), for the Kubernetes
  * output's tests: it keeps what it was sent, checks what the real one
  * checks of an Event (the fields required of a new one, the series, the
  * note's length), and can be made to go away (no answer), to refuse (403),
  * or to take a request and lose its answer.
  */
 import type { EventBody, EventSeries } from "../outputs/kubernetes/event-body.js";
-import { KubeApiError, type KubeApi } from "../outputs/kubernetes/kube-api.js";
+import { type ContainerTermination, KubeApiError, type KubeApi } from "../outputs/kubernetes/kube-api.js";
 
 export class MemoryKubeApi implements KubeApi {
   readonly server = "https://memory.invalid";
   readonly events = new Map<string, EventBody>();
   readonly pods = new Map<string, Record<string, string>>();
+  /** The ends the pods' statuses say, by container id (as the kubelet would put them there). */
+  readonly terminations = new Map<string, ContainerTermination>();
   readonly calls: string[] = [];
   /** No answer at all (the server is away). */
   down = false;
@@ -79,6 +82,10 @@ export class MemoryKubeApi implements KubeApi {
     await this.answer(`annotate ${key}`, signal, () => {
       this.pods.set(key, { ...this.pods.get(key), ...annotations });
     });
+  }
+
+  async containerTermination(namespace: string, pod: string, containerId: string, signal: AbortSignal) {
+    return this.answer(`get pod ${namespace}/${pod}`, signal, () => this.terminations.get(containerId));
   }
 
   async mayI(_verb: string, _group: string, _resource: string, signal: AbortSignal): Promise<boolean> {

@@ -22,7 +22,7 @@ import {
   type ResponseContext,
 } from "@kubernetes/client-node";
 import type { EventBody, EventSeries } from "./event-body.js";
-import { KubeApiError, type KubeApi } from "./kube-api.js";
+import { type ContainerTermination, KubeApiError, type KubeApi } from "./kube-api.js";
 
 /** Where the kubelet puts a pod's service-account credentials. */
 export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
@@ -146,6 +146,21 @@ export function clientApi(config: KubeConfig): KubeApi {
           options(signal, PatchStrategy.MergePatch),
         ),
       );
+    },
+    async containerTermination(namespace: string, pod: string, containerId: string, signal: AbortSignal) {
+      const { status } = await call(signal, () => core.readNamespacedPod({ name: pod, namespace }, options(signal)));
+      const statuses = [
+        ...(status?.containerStatuses ?? []),
+        ...(status?.initContainerStatuses ?? []),
+        ...(status?.ephemeralContainerStatuses ?? []),
+      ];
+      for (const container of statuses)
+        for (const terminated of [container.state?.terminated, container.lastState?.terminated]) {
+          // `containerd://<id>`, `cri-o://<id>`
+          if (terminated?.containerID?.endsWith(`://${containerId}`))
+            return { reason: terminated.reason ?? "", exitCode: terminated.exitCode } satisfies ContainerTermination;
+        }
+      return undefined;
     },
     async mayI(verb: string, group: string, resource: string, signal: AbortSignal) {
       const review = await call(signal, () =>

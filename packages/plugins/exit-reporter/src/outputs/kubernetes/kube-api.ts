@@ -26,6 +26,13 @@ export class KubeApiError extends Error {
   }
 }
 
+/** A container's end, as the kubelet put it in its pod's status. */
+export interface ContainerTermination {
+  /** `OOMKilled`, `Error`, `Completed`, `ContainerCannotRun`, … (the runtime's word, through the kubelet). */
+  reason: string;
+  exitCode: number;
+}
+
 /** The calls the output makes; `@kubernetes/client-node` makes them in `client-api.ts`. */
 export interface KubeApi {
   /** The server, for the log. */
@@ -35,6 +42,17 @@ export interface KubeApi {
   patchEventSeries(namespace: string, name: string, series: EventSeries, signal: AbortSignal): Promise<void>;
   /** Sets annotations of a pod (a merge patch). */
   annotatePod(namespace: string, name: string, annotations: Record<string, string>, signal: AbortSignal): Promise<void>;
+  /**
+   * How the pod's status says the container ended (`state` or
+   * `lastState.terminated` with its id), or undefined while the kubelet has
+   * not said yet.
+   */
+  containerTermination(
+    namespace: string,
+    pod: string,
+    containerId: string,
+    signal: AbortSignal,
+  ): Promise<ContainerTermination | undefined>;
   /** Whether the credentials may do this (a SelfSubjectAccessReview); throws when the server cannot tell. */
   mayI(verb: string, group: string, resource: string, signal: AbortSignal): Promise<boolean>;
 }

@@ -19,6 +19,7 @@ describe("the kubernetes section", () => {
       node: "",
       events: "nonZero",
       podAnnotations: false,
+      oomFromPodStatus: true,
       queue: { maxEvents: 1000, maxBytes: 1048576 },
       rateLimit: { perPod: { burst: 25, refillSeconds: 300 }, overall: { burst: 100, refillSeconds: 0.1 } },
     });
@@ -31,6 +32,7 @@ describe("the kubernetes section", () => {
   node: node-7
   events: all
   podAnnotations: true
+  oomFromPodStatus: false
   queue: {maxEvents: 50, maxBytes: 65536}
   rateLimit: {perPod: {burst: 5, refillSeconds: 60}, overall: {burst: 20, refillSeconds: 1}}
 `).kubernetes,
@@ -39,6 +41,7 @@ describe("the kubernetes section", () => {
       node: "node-7",
       events: "all",
       podAnnotations: true,
+      oomFromPodStatus: false,
       queue: { maxEvents: 50, maxBytes: 65536 },
       rateLimit: { perPod: { burst: 5, refillSeconds: 60 }, overall: { burst: 20, refillSeconds: 1 } },
     });
@@ -60,7 +63,7 @@ describe("the kubernetes section", () => {
       '2:11 kubernetes.events: expected one of nonZero, all, none, got "some"',
       "3:22 kubernetes.queue.maxEvents: expected a whole number from 1 to 1000000, got 0",
       "4:39 kubernetes.rateLimit.perPod.refillSeconds: expected a number of seconds above 0 (at most a day), got -1",
-      "5:3 kubernetes.token: unknown field (known: kubeconfig, node, events, podAnnotations, queue, rateLimit)",
+      "5:3 kubernetes.token: unknown field (known: kubeconfig, node, events, podAnnotations, oomFromPodStatus, queue, rateLimit)",
     ]);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The configuration's `kubernetes:` section: where the API server is
  * (in-cluster by default, or a kubeconfig file), which ends become Events,
- * the optional annotations on the pod, the queue's bounds and the rate
+ * the optional annotations on the pod, whether the pod's status is read
+ * for an OOM kill the reporter could not confirm, the queue's bounds and the rate
  * limits.
  */
 import { describe, FieldError, flag, type Mapping, type Reader, text, whole } from "../../config-fields.js";
@@ -22,6 +23,8 @@ export interface KubernetesConfig {
   events: EventSelection;
   /** The last end of each container as an annotation of its pod. */
   podAnnotations: boolean;
+  /** A SIGKILL the reporter could not confirm as an OOM kill is checked against the pod's status (`OOMKilled`). */
+  oomFromPodStatus: boolean;
   queue: { maxEvents: number; maxBytes: number };
   rateLimit: { perPod: BucketConfig; overall: BucketConfig };
 }
@@ -46,6 +49,7 @@ export const DEFAULT_KUBERNETES: KubernetesConfig = {
   node: "",
   events: "nonZero",
   podAnnotations: false,
+  oomFromPodStatus: true,
   queue: { maxEvents: 1000, maxBytes: 1024 * 1024 },
   rateLimit: {
     perPod: { ...DEFAULT_RATE_LIMIT.perPod },
@@ -86,6 +90,11 @@ export function readKubernetes(m: Mapping, reader: Reader): KubernetesConfig {
     config.events,
   );
   config.podAnnotations = reader.field(m.podAnnotations, (v) => flag(v, at("podAnnotations")), config.podAnnotations);
+  config.oomFromPodStatus = reader.field(
+    m.oomFromPodStatus,
+    (v) => flag(v, at("oomFromPodStatus")),
+    config.oomFromPodStatus,
+  );
   const queue = reader.mapping(m.queue, at("queue"), ["maxEvents", "maxBytes"]);
   if (queue) {
     config.queue.maxEvents = reader.field(
@@ -107,4 +116,12 @@ export function readKubernetes(m: Mapping, reader: Reader): KubernetesConfig {
   return config;
 }
 
-export const KUBERNETES_FIELDS = ["kubeconfig", "node", "events", "podAnnotations", "queue", "rateLimit"] as const;
+export const KUBERNETES_FIELDS = [
+  "kubeconfig",
+  "node",
+  "events",
+  "podAnnotations",
+  "oomFromPodStatus",
+  "queue",
+  "rateLimit",
+] as const;

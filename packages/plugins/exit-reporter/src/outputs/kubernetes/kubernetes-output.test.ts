@@ -1,6 +1,6 @@
 import { silentLogger } from "@nri-ts/stub";
 import { afterEach, describe, expect, it } from "vitest";
-import { type DeepPartial, ExitRecord } from "../../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
+import { type DeepPartial, ExitRecord, OomVerdict, Source } from "../../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
 import { MemoryKubeApi } from "../../testing/memory-kube-api.js";
 import {
   AUTHORIZER_WARMUP_MS,
@@ -295,4 +295,80 @@ it("close waits a little for the queue, then counts what is left", async () => {
   expect(drops).toEqual([
     { output: "kubernetes", records: 1, why: "the reporter stopped before the API server took them" },
   ]);
+});
+
+describe("a SIGKILL the reporter could not confirm as an OOM kill: the pod's status", () => {
+  const unconfirmed = (id: string) =>
+    ended({
+      container: { name: "app", id, image: "busybox" },
+      exitCode: 137,
+      signal: "SIGKILL",
+      reason: "Error",
+      reasonSource: Source.SOURCE_INFERRED,
+      runTimeNs: 1_200_000_000n,
+      oom: {
+        verdict: OomVerdict.OOM_VERDICT_UNKNOWN,
+        evidence: `the container's cgroup /k8s.io/${id} was being removed`,
+      },
+      explanation: `killed by SIGKILL (exit 137) (OOM not confirmed: the container's cgroup /k8s.io/${id} was being removed); ran for 1.2s`,
+    });
+  const wait = { attempts: 5, intervalMs: 10 };
+
+  it("waits for the kubelet's word, and OOMKilled there makes the Event an OOM kill, the reporter's own check kept", async () => {
+    const api = new MemoryKubeApi();
+    start(api, { oomFromPodStatus: { attempts: 200, intervalMs: 10 }, podAnnotations: true }).output.publish(
+      unconfirmed("ctr1"),
+    );
+    // the kubelet has not put the end in the pod's status yet
+    await expect.poll(() => api.calls.filter((call) => call === "get pod shop/web").length).toBeGreaterThanOrEqual(2);
+    expect(api.events.size).toBe(0);
+    api.terminations.set("ctr1", { reason: "OOMKilled", exitCode: 137 });
+    await expect.poll(() => api.events.size).toBe(1);
+    expect([...api.events.values()][0]).toMatchObject({
+      reason: "OOMKilled",
+      type: "Warning",
+      note: "killed by the out-of-memory killer (exit 137, SIGKILL), as the runtime told the kubelet: the pod's status says OOMKilled (the reporter could not confirm it itself: the container's cgroup /k8s.io/ctr1 was being removed); ran for 1.2s",
+    });
+    await expect.poll(() => api.pods.get("shop/web")?.[`${LAST_END_ANNOTATION}/app`]).toContain('"reason":"OOMKilled"');
+  });
+
+  it("goes as the reporter made it when the status says another reason, says nothing in time, or cannot be read", async () => {
+    const api = new MemoryKubeApi();
+    api.terminations.set("killed", { reason: "Error", exitCode: 137 });
+    const { output } = start(api, { oomFromPodStatus: wait });
+    output.publish(unconfirmed("killed"));
+    output.publish(ended({ ...unconfirmed("silent"), pod: { namespace: "shop", name: "silent", uid: "uid-silent" } }));
+    await expect.poll(() => api.events.size).toBe(2);
+    expect([...api.events.values()].map((event) => event.reason)).toEqual(["Error", "Error"]);
+    expect(api.calls.filter((call) => call === "get pod shop/silent")).toHaveLength(wait.attempts);
+
+    const refusing = new MemoryKubeApi();
+    refusing.forbidden = true;
+    const { output: refused, drops } = start(refusing, { oomFromPodStatus: wait });
+    refused.publish(unconfirmed("ctr2"));
+    // one read: a 403 does not go away by waiting; then the Event goes (and is refused too, here)
+    await expect.poll(() => drops.length).toBe(1);
+    expect(refusing.calls.filter((call) => call.startsWith("get pod"))).toHaveLength(1);
+  });
+
+  it("is not read for other ends, nor when not asked", async () => {
+    const api = new MemoryKubeApi();
+    const { output } = start(api, { oomFromPodStatus: wait });
+    output.publish(ended());
+    output.publish(ended({ ...unconfirmed("confirmed"), oom: { verdict: OomVerdict.OOM_VERDICT_CONFIRMED } }));
+    output.publish(ended({ ...unconfirmed("caused"), reasonSource: Source.SOURCE_PLUGIN, reason: "Evicted" }));
+    const plain = new MemoryKubeApi();
+    start(plain).output.publish(unconfirmed("ctr3"));
+    await expect.poll(() => api.events.size + plain.events.size).toBe(4);
+    expect([...api.calls, ...plain.calls].filter((call) => call.startsWith("get pod"))).toEqual([]);
+  });
+
+  it("a close ends the wait: the end goes as it is", async () => {
+    const api = new MemoryKubeApi();
+    const { output } = start(api, { oomFromPodStatus: { attempts: 1000, intervalMs: 50 } });
+    output.publish(unconfirmed("ctr4"));
+    await expect.poll(() => api.calls.length).toBeGreaterThan(0);
+    await output.close(1000);
+    expect([...api.events.values()].map((event) => event.reason)).toEqual(["Error"]);
+  });
 });

@@ -16,6 +16,10 @@
  *   oldest are dropped and counted.
  * - Writes are rate-limited per pod and overall (token buckets); a repeat
  *   that waits for a token only raises the count it will send.
+ * - A SIGKILL the reporter could not confirm as an OOM kill waits (a few
+ *   seconds at most, {@link MAX_STATUS_READS} at once) for the pod's
+ *   status, which says `OOMKilled` when the runtime saw one (see
+ *   pod-status-oom.ts), before it goes to the queue.
  * - A refusal (403 Forbidden, 422 Invalid, …) is logged and counted per
  *   Event; it never stops the output. One exception: an API server that
  *   has just come back answers 403 until its authorizer has loaded the
@@ -28,6 +32,7 @@ import type { ExitRecord } from "../../gen/nri_ts/exit_reporter/v1/exit_reporter
 import type { DropListener, ExitOutput } from "../output.js";
 import { eventBody, eventName, microTime, REPORTING_CONTROLLER, seriesKey } from "./event-body.js";
 import { KubeApiError, type KubeApi } from "./kube-api.js";
+import { PodStatusOom, wantsPodStatus } from "./pod-status-oom.js";
 import { type BucketLimits, KeyedBuckets, TokenBucket } from "./rate-limit.js";
 import { type QueueItem, type QueueLimits, SendQueue, type Series } from "./send-queue.js";
 import { BoundedMap } from "../../record/bounded-map.js";
@@ -39,6 +44,8 @@ export const LAST_END_ANNOTATION = "last-end.exit-reporter.nri-ts.dev";
 /** How long after an outage a 403 is taken for an authorizer still loading RBAC, and retried. */
 export const AUTHORIZER_WARMUP_MS = 60_000;
 const MAX_SERIES = 4096;
+/** Ends that wait for their pod's status at once; more go as the reporter made them. */
+export const MAX_STATUS_READS = 64;
 const REQUEST_TIMEOUT_MS = 10_000;
 const RETRY_MIN_MS = 500;
 const RETRY_MAX_MS = 30_000;
@@ -59,6 +66,8 @@ export interface KubernetesOutputOptions {
   node: string;
   events: EventSelection;
   podAnnotations: boolean;
+  /** Reads the pod's status for a SIGKILL the reporter could not confirm as an OOM kill (and how long it waits). */
+  oomFromPodStatus?: boolean | { attempts: number; intervalMs: number };
   queue: QueueLimits;
   rateLimits: RateLimits;
   onDrop: DropListener;
@@ -82,6 +91,10 @@ export class KubernetesOutput implements ExitOutput {
   private readonly overall: TokenBucket;
   private readonly now: () => number;
   private readonly aborts = new AbortController();
+  private readonly podStatus: PodStatusOom | undefined;
+  /** Ends waiting for their pod's status; the close ends the waits. */
+  private readonly statusReads = new Set<Promise<void>>();
+  private readonly statusAborts = new AbortController();
   /** Ends a wait early: `wake` for a new entry, `stop` for the close. */
   private wake: (() => void) | undefined;
   private stop: (() => void) | undefined;
@@ -101,6 +114,13 @@ export class KubernetesOutput implements ExitOutput {
     this.podBuckets = new KeyedBuckets(options.rateLimits.pod);
     this.overall = new TokenBucket(options.rateLimits.overall, this.now());
     this.retryMs = options.retry?.minMs ?? RETRY_MIN_MS;
+    const { oomFromPodStatus } = options;
+    if (oomFromPodStatus)
+      this.podStatus = new PodStatusOom({
+        api: options.api,
+        logger: options.logger,
+        wait: oomFromPodStatus === true ? undefined : oomFromPodStatus,
+      });
     this.loop = this.run();
   }
 
@@ -113,6 +133,18 @@ export class KubernetesOutput implements ExitOutput {
     if (this.closing) return;
     const pod = record.pod;
     if (!pod?.name || !pod.namespace) return;
+    if (this.podStatus && this.statusReads.size < MAX_STATUS_READS && wantsPodStatus(record)) {
+      const read: Promise<void> = this.podStatus
+        .explain(record, this.statusAborts.signal)
+        .then((explained) => this.accept(explained))
+        .finally(() => this.statusReads.delete(read));
+      this.statusReads.add(read);
+      return;
+    }
+    this.accept(record);
+  }
+
+  private accept(record: ExitRecord): void {
     if (this.options.podAnnotations && record.container?.name) this.annotate(record);
     if (this.selected(record)) this.observe(record);
     this.wake?.();
@@ -407,28 +439,49 @@ export class KubernetesOutput implements ExitOutput {
 
   /**
    * Checks, in the background, that the credentials may create Events
-   * (and annotate pods when asked): a denial is logged as an error at
-   * start, instead of only at the first Event.
+   * (and annotate pods, and read their status, when asked): a denial is
+   * logged as an error at start, instead of only at the first Event.
    */
   checkAccess(): Promise<void> {
-    const wanted: [string, string, string][] = [
-      ["create", "events.k8s.io", "events"],
-      ["patch", "events.k8s.io", "events"],
-      ...(this.options.podAnnotations ? [["patch", "", "pods"] as [string, string, string]] : []),
+    type Grant = { verb: string; group: string; resource: string; without: string };
+    const refused = "each Event will be refused (403 Forbidden), logged and counted, until they may";
+    const wanted: Grant[] = [
+      { verb: "create", group: "events.k8s.io", resource: "events", without: refused },
+      { verb: "patch", group: "events.k8s.io", resource: "events", without: refused },
+      ...(this.options.podAnnotations
+        ? [
+            {
+              verb: "patch",
+              group: "",
+              resource: "pods",
+              without: "each annotation will be refused, logged and counted",
+            },
+          ]
+        : []),
+      ...(this.options.oomFromPodStatus
+        ? [
+            {
+              verb: "get",
+              group: "",
+              resource: "pods",
+              without: "a SIGKILL the reporter cannot confirm as an OOM kill is not checked against the pod's status",
+            },
+          ]
+        : []),
     ];
     const signal = AbortSignal.any([this.aborts.signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]);
     return Promise.all(
-      wanted.map(([verb, group, resource]) => this.options.api.mayI(verb, group, resource, signal)),
+      wanted.map(({ verb, group, resource }) => this.options.api.mayI(verb, group, resource, signal)),
     ).then(
       (allowed) => {
-        const denied = wanted
-          .filter((_, i) => !allowed[i])
-          .map(([verb, group, resource]) => `${verb} ${group ? `${resource}.${group}` : resource}`);
-        if (denied.length > 0)
-          this.options.logger.error(
-            { denied },
-            `the reporter's credentials may not ${denied.join(", ")} (RBAC): each Event will be refused (403 Forbidden), logged and counted, until they may; deploy/ has the ClusterRole it needs`,
-          );
+        const denied = wanted.filter((_, i) => !allowed[i]);
+        if (denied.length === 0) return;
+        const names = denied.map(({ verb, group, resource }) => `${verb} ${group ? `${resource}.${group}` : resource}`);
+        const consequences = [...new Set(denied.map((grant) => grant.without))];
+        this.options.logger.error(
+          { denied: names },
+          `the reporter's credentials may not ${names.join(", ")} (RBAC): ${consequences.join("; ")}; deploy/ has the ClusterRole it needs`,
+        );
       },
       (error: Error) => {
         if (!this.aborts.signal.aborted)
@@ -442,6 +495,9 @@ export class KubernetesOutput implements ExitOutput {
   /** Waits for the queue to empty (at most `waitMs`), then stops; what is left is counted as dropped. */
   async close(waitMs = 2000): Promise<void> {
     this.closing = true;
+    // the ends that wait for their pod's status go as they are
+    this.statusAborts.abort();
+    await Promise.all(this.statusReads);
     const deadline = this.now() + waitMs;
     while (this.queue.length > 0 && this.now() < deadline && !this.outage) await new Promise((r) => setTimeout(r, 20));
     this.aborts.abort(new Error("the reporter is stopping"));
