@@ -2,11 +2,11 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Container, ContainerState, PodSandbox } from "@nri-ts/api";
-import { createLogger } from "@nri-ts/stub";
 import { ServerError, Status } from "nice-grpc-common";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { decodeConfig } from "./config.js";
 import { BurstLog, recordsLost } from "./burst-log.js";
+import { capture } from "./testing/captured-logger.js";
 import {
   type AttachCauseRequest,
   type ExitRecord,
@@ -21,13 +21,6 @@ import { ExitReporter } from "./reporter.js";
 function keeping(): ExitOutput & { records: ExitRecord[] } {
   const records: ExitRecord[] = [];
   return { name: "kept", records, publish: (record) => void records.push(record), close: async () => {} };
-}
-
-/** The messages a logger wrote, as JSON lines. */
-function capture(): { logger: ReturnType<typeof createLogger>; messages: () => string[] } {
-  const lines: string[] = [];
-  const logger = createLogger({ level: "debug", stream: { write: (line: string) => lines.push(line) > 0 } });
-  return { logger, messages: () => lines.map((line) => (JSON.parse(line) as { msg: string }).msg) };
 }
 
 const pod = PodSandbox.fromPartial({ id: "p1", name: "web", namespace: "shop", uid: "u1" });

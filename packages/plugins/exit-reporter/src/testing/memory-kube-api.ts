@@ -15,6 +15,8 @@ export class MemoryKubeApi implements KubeApi {
   readonly pods = new Map<string, Record<string, string>>();
   /** The ends the pods' statuses say, by container id (as the kubelet would put them there). */
   readonly terminations = new Map<string, ContainerTermination>();
+  /** Pods (`namespace/name`) deleted: reading one is 404 NotFound. */
+  readonly deletedPods = new Set<string>();
   readonly calls: string[] = [];
   /** No answer at all (the server is away). */
   down = false;
@@ -85,7 +87,11 @@ export class MemoryKubeApi implements KubeApi {
   }
 
   async containerTermination(namespace: string, pod: string, containerId: string, signal: AbortSignal) {
-    return this.answer(`get pod ${namespace}/${pod}`, signal, () => this.terminations.get(containerId));
+    return this.answer(`get pod ${namespace}/${pod}`, signal, () => {
+      if (this.deletedPods.has(`${namespace}/${pod}`))
+        throw new KubeApiError(`404 NotFound: pods "${pod}" not found`, 404, "NotFound");
+      return this.terminations.get(containerId);
+    });
   }
 
   async mayI(_verb: string, _group: string, _resource: string, signal: AbortSignal): Promise<boolean> {

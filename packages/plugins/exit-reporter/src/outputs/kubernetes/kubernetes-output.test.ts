@@ -1,6 +1,7 @@
 import { silentLogger } from "@nri-ts/stub";
 import { afterEach, describe, expect, it } from "vitest";
 import { type DeepPartial, ExitRecord, OomVerdict, Source } from "../../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
+import { capture } from "../../testing/captured-logger.js";
 import { MemoryKubeApi } from "../../testing/memory-kube-api.js";
 import {
   AUTHORIZER_WARMUP_MS,
@@ -349,6 +350,17 @@ describe("a SIGKILL the reporter could not confirm as an OOM kill: the pod's sta
     // one read: a 403 does not go away by waiting; then the Event goes (and is refused too, here)
     await expect.poll(() => drops.length).toBe(1);
     expect(refusing.calls.filter((call) => call.startsWith("get pod"))).toHaveLength(1);
+  });
+
+  it("a pod deleted (its container killed at the end of its grace period) is read once, and says nothing", async () => {
+    const api = new MemoryKubeApi();
+    api.deletedPods.add("shop/web");
+    const { logger, messages } = capture();
+    start(api, { oomFromPodStatus: wait, logger }).output.publish(unconfirmed("ctr5"));
+    await expect.poll(() => api.events.size).toBe(1);
+    expect(api.calls.filter((call) => call.startsWith("get pod"))).toHaveLength(1);
+    expect([...api.events.values()][0]?.reason).toBe("Error");
+    expect(messages().filter((message) => message.includes("status"))).toEqual([]);
   });
 
   it("is not read for other ends, nor when not asked", async () => {

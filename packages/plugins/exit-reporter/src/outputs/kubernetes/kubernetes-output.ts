@@ -137,6 +137,7 @@ export class KubernetesOutput implements ExitOutput {
       const read: Promise<void> = this.podStatus
         .explain(record, this.statusAborts.signal)
         .then((explained) => this.accept(explained))
+        .catch((error: Error) => this.options.logger.error(`the Kubernetes output lost an end: ${error.message}`))
         .finally(() => this.statusReads.delete(read));
       this.statusReads.add(read);
       return;

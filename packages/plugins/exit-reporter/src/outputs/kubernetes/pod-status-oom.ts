@@ -80,7 +80,9 @@ export class PodStatusOom {
       } catch (error) {
         if (signal.aborted) break;
         const status = error instanceof KubeApiError ? error.status : undefined;
-        // gone, or not to be read (RBAC): waiting will not change it
+        // the pod is gone (deleted, its containers killed at the end of their grace period): nothing to read
+        if (status === 404) return record;
+        // not to be read (RBAC, …): waiting will not change it
         if (status !== undefined && status !== 429 && status < 500) {
           logger.warn(
             { pod: `${pod.namespace}/${pod.name}`, container: id, status },
