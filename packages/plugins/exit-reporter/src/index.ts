@@ -40,7 +40,7 @@ export {
   type ObjectReference,
   REPORTING_CONTROLLER,
 } from "./outputs/kubernetes/event-body.js";
-export { type KubeApi, KubeApiError } from "./outputs/kubernetes/kube-api.js";
+export { type ContainerTermination, type KubeApi, KubeApiError } from "./outputs/kubernetes/kube-api.js";
 export { clientApi, KubeConfigError, loadKubeConfig } from "./outputs/kubernetes/client-api.js";
 export {
   type BucketConfig,
