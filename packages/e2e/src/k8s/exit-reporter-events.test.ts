@@ -12,14 +12,12 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { BUSYBOX_IMAGE } from "../images.js";
 import { Cluster } from "./cluster.js";
 import { describeK8s } from "./context.js";
 import { applyKustomization, localOverlay } from "./plugins.js";
-import { type Pod, waitPod } from "./pods.js";
+import { endingPod, releasePod, waitPod } from "./pods.js";
 
 /** A finalizer of ours keeps a deleted pod's object, and so its events, until the test lets it go. */
-const KEEP = "e2e.nri-ts.dev/keep";
 const MEANING = "exit-codes.exit-reporter.nri-ts.dev/container.app";
 
 interface Case {
@@ -140,15 +138,13 @@ describeK8s("kubernetes: the exit reporter's explanations in kubectl describe po
   afterAll(async () => {
     if (!cluster) return;
     for (const c of [...CASES, UNSEEN_OOM]) {
-      await cluster.kubectl
-        .run(["patch", "pod", c.name, "--type=json", "-p", '[{"op":"remove","path":"/metadata/finalizers"}]'])
-        .catch(() => undefined);
+      await releasePod(cluster.kubectl, c.name).catch(() => undefined);
     }
     cluster.teardown();
   });
 
   it("each end shows the reporter's explanation in kubectl describe pod and in kubectl get events", async () => {
-    for (const c of CASES) await cluster.kubectl.apply(pod(c));
+    for (const c of CASES) await cluster.kubectl.apply(endingPod(c));
     for (const c of CASES.filter((c) => c.deleted === "running")) {
       await waitPod(cluster.kubectl, c.name, (p) => p.status?.phase === "Running");
       await cluster.kubectl.until(`${c.name} to be ready`, async () =>
@@ -205,7 +201,7 @@ describeK8s("kubernetes: the exit reporter's explanations in kubectl describe po
     await deployReporter("blind", (config) =>
       allEnds(config).replace(/^oom: .*$/m, "oom: {cgroupRoot: /host/no-cgroups-here, kernelLog: false}"),
     );
-    await cluster.kubectl.apply(pod(UNSEEN_OOM));
+    await cluster.kubectl.apply(endingPod(UNSEEN_OOM));
     const [event] = await cluster.kubectl.until(
       "the reporter's Event on pod unseen-oom",
       async () => {
@@ -247,27 +243,4 @@ function excerpt(describe: string): string {
     "...",
     ...lines.slice(lines.findIndex((line) => line.startsWith("Events:"))),
   ].join("\n");
-}
-
-function pod(c: Case): Pod {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name: c.name, namespace: "default", finalizers: [KEEP], annotations: c.annotations ?? {} },
-    spec: {
-      restartPolicy: c.restartPolicy ?? "Never",
-      // pause is PID 1: the container's process dies of SIGTERM, as it would on a host
-      shareProcessNamespace: true,
-      terminationGracePeriodSeconds: 30,
-      containers: [
-        {
-          name: "app",
-          image: BUSYBOX_IMAGE,
-          imagePullPolicy: "Never",
-          command: c.command,
-          ...(c.memory && { resources: { limits: { memory: c.memory } } }),
-        },
-      ],
-    },
-  };
 }

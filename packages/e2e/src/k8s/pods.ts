@@ -21,6 +21,49 @@ export function sleepingPod(name: string, annotations: Record<string, string> = 
   };
 }
 
+/** A finalizer of ours: it keeps a pod's object, with its last status, after the pod ended, until {@link releasePod}. */
+export const KEEP = "e2e.nri-ts.dev/keep";
+
+/** A container run to its end, one way or another. */
+export interface EndingContainer {
+  /** The pod's name; the container is `app`. */
+  name: string;
+  command: string[];
+  /** Its memory limit (e.g. `32Mi`, to be OOM-killed). */
+  memory?: string;
+  restartPolicy?: "Never" | "OnFailure";
+  annotations?: Record<string, string>;
+}
+
+/** A busybox pod in `default` whose container `app` runs `command` to its end, kept by {@link KEEP}. */
+export function endingPod(c: EndingContainer): Pod {
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: c.name, namespace: "default", finalizers: [KEEP], annotations: c.annotations ?? {} },
+    spec: {
+      restartPolicy: c.restartPolicy ?? "Never",
+      // pause is PID 1: the container's process dies of SIGTERM, as it would on a host
+      shareProcessNamespace: true,
+      terminationGracePeriodSeconds: 30,
+      containers: [
+        {
+          name: "app",
+          image: BUSYBOX_IMAGE,
+          imagePullPolicy: "Never",
+          command: c.command,
+          ...(c.memory && { resources: { limits: { memory: c.memory } } }),
+        },
+      ],
+    },
+  };
+}
+
+/** Lets a pod of {@link endingPod} go: its finalizer removed, the API server deletes it once asked to. */
+export async function releasePod(kubectl: Kubectl, name: string): Promise<void> {
+  await kubectl.run(["patch", "pod", name, "--type=json", "-p", '[{"op":"remove","path":"/metadata/finalizers"}]']);
+}
+
 /** Waits until the pod exists and `ready` holds for it; resolves to the pod. */
 export function waitPod(
   kubectl: Kubectl,

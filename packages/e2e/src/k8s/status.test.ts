@@ -10,13 +10,12 @@
  * of either release behind.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { BUSYBOX_IMAGE } from "../images.js";
 import { type SeenEvent, statusTable, tsLoggerEvents } from "../seen-events.js";
 import { Cluster } from "./cluster.js";
 import { describeK8s } from "./context.js";
 import { helm, helmInstallLocal, releaseLeftovers } from "./helm.js";
 import { applyKustomization, PLUGIN_NAMESPACE, registered } from "./plugins.js";
-import { type Pod, waitPod } from "./pods.js";
+import { endingPod, releasePod, waitPod } from "./pods.js";
 
 interface Case {
   name: string;
@@ -50,9 +49,6 @@ const CASES: Case[] = [
   { name: "start-error", command: ["/bin/no-such-command"], exitCode: 128, reason: "StartError" },
 ];
 
-/** A finalizer of ours keeps a deleted pod's object, with its last status, until the test lets it go. */
-const KEEP = "e2e.nri-ts.dev/keep";
-
 interface ExitRecord {
   event: string;
   pod: { name: string };
@@ -79,7 +75,7 @@ describeK8s("kubernetes: container status through a kubelet, to NRI plugins", ()
   afterAll(() => cluster?.teardown());
 
   it("the kubelet and the plugins see each end: exit 0, exit 3, 127, OOM kill, SIGTERM, a start error", async () => {
-    for (const c of CASES) await cluster.kubectl.apply(statusPod(c));
+    for (const c of CASES) await cluster.kubectl.apply(endingPod(c));
     for (const c of CASES.filter((c) => c.deleted)) {
       await waitPod(cluster.kubectl, c.name, (pod) => pod.status?.phase === "Running");
       await cluster.kubectl.until(`${c.name} to be ready`, async () =>
@@ -99,14 +95,7 @@ describeK8s("kubernetes: container status through a kubelet, to NRI plugins", ()
     }
     // the pods go, so that containerd removes their containers (RemoveContainer)
     for (const c of CASES) {
-      await cluster.kubectl.run([
-        "patch",
-        "pod",
-        c.name,
-        "--type=json",
-        "-p",
-        '[{"op":"remove","path":"/metadata/finalizers"}]',
-      ]);
+      await releasePod(cluster.kubectl, c.name);
       await cluster.kubectl.run(["delete", "pod", c.name, "--ignore-not-found", "--wait=true", "--timeout=120s"]);
     }
 
@@ -211,26 +200,3 @@ function stopEvent(events: readonly SeenEvent[], id: string): SeenEvent | undefi
 }
 
 const cell = (text: string | undefined) => (text ? text.replace(/\|/g, "\\|").replace(/\n/g, " ").slice(0, 300) : "");
-
-function statusPod(c: Case): Pod {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name: c.name, namespace: "default", finalizers: [KEEP] },
-    spec: {
-      restartPolicy: "Never",
-      // pause is PID 1: the container's process dies of SIGTERM, as it would on a host
-      shareProcessNamespace: true,
-      terminationGracePeriodSeconds: 30,
-      containers: [
-        {
-          name: "app",
-          image: BUSYBOX_IMAGE,
-          imagePullPolicy: "Never",
-          command: c.command,
-          ...(c.memory && { resources: { limits: { memory: c.memory } } }),
-        },
-      ],
-    },
-  };
-}
