@@ -8,13 +8,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Container, ContainerState, PodSandbox } from "@nri-ts/api";
-import { silentLogger } from "@nri-ts/stub";
 import { afterEach, describe, expect, it } from "vitest";
 import { connectExitReporter } from "./client.js";
 import { decodeConfig } from "./config.js";
 import { KubernetesOutput } from "./outputs/kubernetes/kubernetes-output.js";
 import { ExitReporter } from "./reporter.js";
-import { MemoryKubeApi } from "./testing/memory-kube-api.js";
+import { MemoryKubeApi, outputOptions } from "./testing/memory-kube-api.js";
 
 const S = 1_000_000_000n;
 const PATH = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -28,16 +27,7 @@ afterEach(async () => {
 /** A reporter whose records also go to an API server in memory, as Events on their pods. */
 async function reporterWithEvents(config: string) {
   const api = new MemoryKubeApi();
-  const kubernetes = new KubernetesOutput({
-    api,
-    node: "node-1",
-    events: "nonZero",
-    podAnnotations: false,
-    queue: { maxItems: 100, maxBytes: 1 << 20 },
-    rateLimits: { pod: { burst: 25, refillMs: 300_000 }, overall: { burst: 100, refillMs: 100 } },
-    onDrop: () => {},
-    logger: silentLogger,
-  });
+  const kubernetes = new KubernetesOutput(outputOptions(api));
   const reporter = new ExitReporter({ outputs: [kubernetes] });
   await reporter.configure(decodeConfig(`jsonLines: false\noom: {check: false}\n${config}`));
   closing.push(() => reporter.close());

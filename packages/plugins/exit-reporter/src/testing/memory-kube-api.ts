@@ -6,8 +6,10 @@
  * note's length), and can be made to go away (no answer), to refuse (403),
  * or to take a request and lose its answer.
  */
+import { silentLogger } from "@nri-ts/stub";
 import type { EventBody, EventSeries } from "../outputs/kubernetes/event-body.js";
 import { type ContainerTermination, KubeApiError, type KubeApi } from "../outputs/kubernetes/kube-api.js";
+import type { KubernetesOutputOptions } from "../outputs/kubernetes/kubernetes-output.js";
 
 export class MemoryKubeApi implements KubeApi {
   readonly server = "https://memory.invalid";
@@ -104,4 +106,19 @@ export class MemoryKubeApi implements KubeApi {
   eventsOf(pod: string): EventBody[] {
     return [...this.events.values()].filter((event) => event.regarding.name === pod);
   }
+}
+
+/** The Kubernetes output's options for a test, on `api`: the configuration's defaults, nothing logged, drops ignored. */
+export function outputOptions(api: KubeApi, options: Partial<KubernetesOutputOptions> = {}): KubernetesOutputOptions {
+  return {
+    api,
+    node: "node-1",
+    events: "nonZero",
+    podAnnotations: false,
+    queue: { maxItems: 1000, maxBytes: 1 << 20 },
+    rateLimits: { pod: { burst: 25, refillMs: 300_000 }, overall: { burst: 100, refillMs: 100 } },
+    onDrop: () => {},
+    logger: silentLogger,
+    ...options,
+  };
 }

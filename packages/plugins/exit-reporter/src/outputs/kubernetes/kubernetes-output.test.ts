@@ -1,8 +1,7 @@
-import { silentLogger } from "@nri-ts/stub";
 import { afterEach, describe, expect, it } from "vitest";
 import { type DeepPartial, ExitRecord, OomVerdict, Source } from "../../gen/nri_ts/exit_reporter/v1/exit_reporter.js";
 import { capture } from "../../testing/captured-logger.js";
-import { MemoryKubeApi } from "../../testing/memory-kube-api.js";
+import { MemoryKubeApi, outputOptions } from "../../testing/memory-kube-api.js";
 import {
   AUTHORIZER_WARMUP_MS,
   KubernetesOutput,
@@ -36,18 +35,13 @@ afterEach(async () => {
 
 function start(api: MemoryKubeApi, options: Partial<KubernetesOutputOptions> = {}) {
   const drops: { output: string; records: number; why: string }[] = [];
-  const output = new KubernetesOutput({
-    api,
-    node: "node-1",
-    events: "nonZero",
-    podAnnotations: false,
-    queue: { maxItems: 1000, maxBytes: 1 << 20 },
-    rateLimits: { pod: { burst: 25, refillMs: 300_000 }, overall: { burst: 100, refillMs: 100 } },
-    onDrop: (output, records, why) => drops.push({ output, records, why }),
-    logger: silentLogger,
-    retry: { minMs: 5, maxMs: 20 },
-    ...options,
-  });
+  const output = new KubernetesOutput(
+    outputOptions(api, {
+      onDrop: (output, records, why) => drops.push({ output, records, why }),
+      retry: { minMs: 5, maxMs: 20 },
+      ...options,
+    }),
+  );
   outputs.push(output);
   const dropped = () => drops.reduce((sum, drop) => sum + drop.records, 0);
   return { output, drops, dropped };
