@@ -22,6 +22,11 @@ export interface DeclaredCause {
 }
 
 const REASON = /^[A-Za-z][A-Za-z0-9]{0,63}$/;
+
+/** Whether `word` can be a reason: a short CamelCase word (letters and digits, at most 64), as a cause's or a rule's. */
+export function isReasonWord(word: string): boolean {
+  return REASON.test(word);
+}
 const DECLARER = /^[A-Za-z0-9_.+-]{1,63}$/;
 const MAX_MESSAGE = 1024;
 
@@ -40,7 +45,7 @@ export function causeProblem(cause: Omit<DeclaredCause, "source">): string | und
   if (!DECLARER.test(cause.declaredBy)) {
     return `declared_by: expected a plugin name (letters, digits, "_.+-", at most 63), got ${JSON.stringify(cause.declaredBy)}`;
   }
-  if (!REASON.test(cause.reason)) {
+  if (!isReasonWord(cause.reason)) {
     return `reason: expected a short CamelCase word such as "Evicted" (letters and digits, at most 64), got ${JSON.stringify(cause.reason)}`;
   }
   if (cause.message.length > MAX_MESSAGE)

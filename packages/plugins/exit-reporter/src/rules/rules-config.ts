@@ -6,11 +6,10 @@
  */
 import type { ConfigPath } from "../config-issues.js";
 import { describe, FieldError, type Reader, text } from "../config-fields.js";
+import { isReasonWord } from "../record/causes.js";
 import { type ExitRule, RulePatternError, ruleGlob, ruleRegExp } from "./rules.js";
 
 export const RULE_FIELDS = ["name", "image", "command", "namespace", "exitCodes", "meaning", "reason"] as const;
-
-const REASON = /^[A-Za-z][A-Za-z0-9]{0,63}$/;
 
 function pattern(value: unknown, path: ConfigPath, compile: (text: string) => RegExp): RegExp {
   const source = text(value, path);
@@ -59,7 +58,7 @@ function rule(value: unknown, index: number, reader: Reader): ExitRule[] {
     m.reason,
     (v) => {
       const word = text(v, at("reason"));
-      if (!REASON.test(word))
+      if (!isReasonWord(word))
         throw new FieldError(
           at("reason"),
           `expected a short CamelCase word such as "InputMissing" (letters and digits, at most 64), got ${JSON.stringify(word)}`,

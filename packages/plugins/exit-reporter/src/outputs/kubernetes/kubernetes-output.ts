@@ -82,6 +82,11 @@ export interface KubernetesOutputOptions {
 
 export const OUTPUT_NAME = "kubernetes";
 
+/** What an entry of annotations weighs in the queue: the annotations as the patch sends them. */
+function patchBytes(values: Record<string, string>): number {
+  return Buffer.byteLength(JSON.stringify(values));
+}
+
 export class KubernetesOutput implements ExitOutput {
   readonly name = OUTPUT_NAME;
   readonly where: string;
@@ -216,17 +221,18 @@ export class KubernetesOutput implements ExitOutput {
     const waiting = this.queue.waiting(key);
     if (waiting?.kind === "annotations") {
       waiting.values[annotation] = value;
-      this.dropped(this.queue.resize(waiting, Buffer.byteLength(JSON.stringify(waiting.values))), "full");
+      this.dropped(this.queue.resize(waiting, patchBytes(waiting.values)), "full");
       return;
     }
+    const values = { [annotation]: value };
     this.enqueue({
       kind: "annotations",
       key,
       pod: this.podKey(record),
-      bytes: Buffer.byteLength(annotation) + Buffer.byteLength(value),
+      bytes: patchBytes(values),
       namespace: pod.namespace,
       name: pod.name,
-      values: { [annotation]: value },
+      values,
     });
   }
 

@@ -49,10 +49,6 @@ export class SendQueue {
     return this.items.length;
   }
 
-  get queuedBytes(): number {
-    return this.bytes;
-  }
-
   /** The entry waiting under `key`, if any. */
   waiting(key: string): QueueItem | undefined {
     return this.byKey.get(key);
